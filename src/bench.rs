@@ -1,0 +1,111 @@
+//! `mqviz bench`: throughput of the simulation and allocation speed. Figures are printed as
+//! rates so runs on noisy machines can be compared as ratios within one run.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::sim::rocketmq::allocate::{allocate_group, Strategy};
+use crate::sim::rocketmq::types::MessageQueue;
+use crate::sim::rocketmq::world::World;
+use crate::sim::scenario::parse_scenario;
+
+/// The throughput scenario: one 16-queue topic, 8 consumers, tag filtering on, `n` messages.
+pub fn throughput_scenario(n: u64) -> String {
+    let consumers: Vec<String> = (0..8)
+        .map(|i| format!(r#"{{"clientId": "c{i}", "subscriptions": {{"Bench": "TagA || TagB"}}, "consumeTimeMs": 0}}"#))
+        .collect();
+    let half = n / 2;
+    format!(
+        r#"{{"format": "mqviz-scenario/1", "name": "bench", "until": 100000000,
+        "brokers": [{{"name": "broker-a"}}], "topics": [{{"name": "Bench", "queues": 16}}],
+        "producers": [{{"id": "p", "sends": [
+            {{"at": 1000, "topic": "Bench", "tag": "TagA", "body": "a{{i}}", "count": {half}, "intervalMs": 0}},
+            {{"at": 1000, "topic": "Bench", "tag": "TagC", "body": "c{{i}}", "count": {rest}, "intervalMs": 0}}]}}],
+        "groups": [{{"name": "g", "consumers": [{consumers}]}}]}}"#,
+        rest = n - half,
+        consumers = consumers.join(",")
+    )
+}
+
+/// Runs the throughput scenario; returns (simulated messages, seconds, events).
+pub fn run_throughput(n: u64, trace: bool) -> (u64, f64, usize) {
+    let s = parse_scenario(&throughput_scenario(n)).expect("bench scenario is valid");
+    let start = Instant::now();
+    let mut w = World::new(s);
+    w.trace_messages = trace;
+    w.run_to_end();
+    let secs = start.elapsed().as_secs_f64();
+    let consumed: u64 = w.consumers.iter().map(|c| c.stats.consumed).sum();
+    assert_eq!(consumed, n / 2, "every TagA message is consumed exactly once");
+    (n, secs, w.log.len())
+}
+
+fn bench_throughput(n: u64) {
+    for trace in [false, true] {
+        let (msgs, secs, events) = run_throughput(n, trace);
+        println!(
+            "throughput (provenance {}): {msgs} messages, 16 queues, 8 consumers, tag filter: {:.3} s, {:.2} M msgs/s, {events} log events",
+            if trace { "on" } else { "off" },
+            secs,
+            msgs as f64 / secs / 1e6
+        );
+    }
+}
+
+fn bench_allocate() {
+    let mq_all: Vec<MessageQueue> =
+        (0..10_000u32).map(|i| MessageQueue::new("T", format!("room{}-broker-{}", i % 3, i % 10), i / 10)).collect();
+    let mut mq_sorted = mq_all.clone();
+    mq_sorted.sort();
+    let mut cids: Vec<String> = (0..1000).map(|i| format!("room{}-10.0.{}.{}@{}", i % 3, i / 256, i % 256, i)).collect();
+    cids.sort();
+    let strategies = [
+        Strategy::Avg,
+        Strategy::AvgByCircle,
+        Strategy::Config { queues: mq_sorted[..100].to_vec() },
+        Strategy::MachineRoom { consumer_idcs: ["room0".to_string(), "room1".to_string()].into_iter().collect() },
+        Strategy::MachineRoomNearby { inner: Box::new(Strategy::Avg) },
+        Strategy::ConsistentHash { virtual_nodes: 10 },
+    ];
+    for s in &strategies {
+        let start = Instant::now();
+        let rounds = 5;
+        let mut total = 0usize;
+        for _ in 0..rounds {
+            let r = allocate_group(s, &mq_sorted, &cids).expect("valid input");
+            total += r.values().map(Vec::len).sum::<usize>();
+        }
+        let ms = start.elapsed().as_secs_f64() * 1000.0 / rounds as f64;
+        println!(
+            "allocate {:<20} 1000 consumers x 10000 queues: {ms:.2} ms per group ({} queues handed out)",
+            s.name(),
+            total / rounds
+        );
+    }
+}
+
+pub fn main(args: &[String]) -> ExitCode {
+    let which = args.iter().find(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("all");
+    let n = args
+        .iter()
+        .position(|a| a == "--messages")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    if cfg!(debug_assertions) {
+        println!("note: this is a debug build; build with --release for meaningful figures");
+    }
+    match which {
+        "throughput" => bench_throughput(n),
+        "allocate" => bench_allocate(),
+        "all" => {
+            bench_throughput(n);
+            bench_allocate();
+        }
+        other => {
+            eprintln!("unknown benchmark {other} (throughput, allocate, all)");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,12 @@
+//! mqviz: a deterministic message-broker consumption simulator.
+//!
+//! `sim` is the pure core (no UI crates, no wall clock); `ui` is the Leptos front end behind the
+//! default `web` feature. See ARCHITECTURE.md for the code map and its invariants.
+
+pub mod sim;
+
+#[cfg(feature = "web")]
+pub mod ui;
+
+pub mod bench;
+pub mod cli;

@@ -1,0 +1,104 @@
+//! The causal event log: every entry names the entry that scheduled it, so any outcome can be
+//! explained by walking causes back to a scenario action.
+
+use std::fmt::{self, Display, Write as _};
+
+use super::Millis;
+use crate::sim::hash::fnv1a64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventId(pub u32);
+
+impl Display for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LogEntry<K> {
+    pub id: EventId,
+    pub at: Millis,
+    pub cause: Option<EventId>,
+    pub kind: K,
+}
+
+#[derive(Clone, Debug)]
+pub struct EventLog<K> {
+    entries: Vec<LogEntry<K>>,
+}
+
+impl<K> Default for EventLog<K> {
+    fn default() -> Self {
+        EventLog { entries: Vec::new() }
+    }
+}
+
+impl<K: Display> EventLog<K> {
+    pub fn push(&mut self, at: Millis, cause: Option<EventId>, kind: K) -> EventId {
+        let id = EventId(self.entries.len() as u32);
+        self.entries.push(LogEntry { id, at, cause, kind });
+        id
+    }
+
+    pub fn get(&self, id: EventId) -> Option<&LogEntry<K>> {
+        self.entries.get(id.0 as usize)
+    }
+
+    pub fn entries(&self) -> &[LogEntry<K>] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entry and its causes, newest first, back to the root.
+    pub fn cause_chain(&self, id: EventId) -> Vec<&LogEntry<K>> {
+        let mut out = Vec::new();
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            match self.get(c) {
+                Some(e) => {
+                    out.push(e);
+                    cur = e.cause;
+                }
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// One line per entry: `#id t=ms cause=#c kind`.
+    pub fn line(entry: &LogEntry<K>) -> String {
+        let mut s = String::new();
+        let _ = write!(s, "{} t={} ", entry.id, entry.at);
+        match entry.cause {
+            Some(c) => {
+                let _ = write!(s, "cause={c} ");
+            }
+            None => s.push_str("cause=- "),
+        }
+        let _ = write!(s, "{}", entry.kind);
+        s
+    }
+
+    /// The whole log as text.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for e in &self.entries {
+            s.push_str(&Self::line(e));
+            s.push('\n');
+        }
+        s
+    }
+
+    /// FNV-1a over the rendered log: equal digests mean byte-identical logs (with overwhelming odds).
+    pub fn digest(&self) -> u64 {
+        fnv1a64(self.render().as_bytes())
+    }
+}

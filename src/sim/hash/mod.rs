@@ -1,0 +1,35 @@
+//! Hash functions the brokers use, bit for bit.
+
+pub mod md5;
+pub mod murmur3;
+
+/// Java `String.hashCode()`: over UTF-16 code units with 32-bit wrap-around.
+pub fn java_string_hash(s: &str) -> i32 {
+    let mut h: i32 = 0;
+    for unit in s.encode_utf16() {
+        h = h.wrapping_mul(31).wrapping_add(unit as i32);
+    }
+    h
+}
+
+/// FNV-1a, 64 bit: the digest of event logs (portable, no dependencies).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_hash_matches_known_values() {
+        assert_eq!(java_string_hash("TagA"), 2598919);
+        assert_eq!(java_string_hash("Aa"), java_string_hash("BB"));
+        assert_eq!(java_string_hash(""), 0);
+    }
+}

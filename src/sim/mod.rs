@@ -1,0 +1,13 @@
+//! The pure simulation core: commands in, events out, logical time passed in.
+//!
+//! Invariant: nothing in here reads a wall clock, uses unseeded randomness, or lets `HashMap`
+//! iteration order decide an outcome. The same scenario, seed and command list always give the
+//! same event log, natively and in wasm.
+
+pub mod conformance;
+pub mod engine;
+pub mod hash;
+pub mod json_path;
+pub mod model;
+pub mod rocketmq;
+pub mod scenario;

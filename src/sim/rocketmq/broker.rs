@@ -1,0 +1,102 @@
+//! One broker: topic configs, storage, the consumer registry, offsets, held pulls and locks.
+
+use std::collections::BTreeMap;
+
+use super::events::{MsgId, Name};
+use super::group_info::ConsumerGroupInfo;
+use super::store::ConsumeQueue;
+use super::types::MessageQueue;
+use crate::sim::engine::Millis;
+
+/// A pull request as the broker sees it.
+#[derive(Clone, Debug)]
+pub struct PullRequest {
+    pub consumer: usize,
+    pub incarnation: u32,
+    pub mq: MessageQueue,
+    pub offset: u64,
+    pub sub_version: u64,
+    pub commit_offset: Option<u64>,
+}
+
+/// A long-polling request parked by `PullRequestHoldService`.
+#[derive(Clone, Debug)]
+pub struct HeldPull {
+    pub request: PullRequest,
+    pub suspended_at: Millis,
+    /// Tag codes the held request's filter accepts (`None` = everything).
+    pub codes: Option<Vec<i32>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Broker {
+    pub name: Name,
+    pub enable_property_filter: bool,
+    /// topic -> (readQueueNums, writeQueueNums)
+    pub topics: BTreeMap<String, (u32, u32)>,
+    /// topic -> consume queues by queue id
+    pub cqs: BTreeMap<String, Vec<ConsumeQueue>>,
+    pub groups: BTreeMap<String, ConsumerGroupInfo>,
+    /// (group, topic) -> the client whose heartbeat wrote the current table entry.
+    pub table_writer: BTreeMap<(String, String), Name>,
+    /// (topic, group, queueId) -> committed offset (`ConsumerOffsetManager`).
+    pub offsets: BTreeMap<(String, String, u32), u64>,
+    pub held: Vec<HeldPull>,
+    /// (group, queue) -> (client id, last lock time) for orderly consumption.
+    pub locks: BTreeMap<(String, MessageQueue), (String, Millis)>,
+}
+
+impl Broker {
+    pub fn new(name: &str, enable_property_filter: bool) -> Self {
+        Broker {
+            name: name.into(),
+            enable_property_filter,
+            topics: BTreeMap::new(),
+            cqs: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            table_writer: BTreeMap::new(),
+            offsets: BTreeMap::new(),
+            held: Vec::new(),
+            locks: BTreeMap::new(),
+        }
+    }
+
+    pub fn ensure_topic(&mut self, topic: &str, queues: u32) {
+        self.topics.entry(topic.to_string()).or_insert((queues, queues));
+        let cqs = self.cqs.entry(topic.to_string()).or_default();
+        while cqs.len() < queues as usize {
+            cqs.push(ConsumeQueue::default());
+        }
+    }
+
+    pub fn set_queue_count(&mut self, topic: &str, queues: u32) {
+        self.topics.insert(topic.to_string(), (queues, queues));
+        let cqs = self.cqs.entry(topic.to_string()).or_default();
+        // Shrinking keeps the data: queues beyond the count are simply no longer routed.
+        while cqs.len() < queues as usize {
+            cqs.push(ConsumeQueue::default());
+        }
+    }
+
+    pub fn cq(&self, topic: &str, queue_id: u32) -> Option<&ConsumeQueue> {
+        self.cqs.get(topic).and_then(|v| v.get(queue_id as usize))
+    }
+
+    pub fn max_offset(&self, topic: &str, queue_id: u32) -> u64 {
+        self.cq(topic, queue_id).map(|c| c.max_offset()).unwrap_or(0)
+    }
+
+    pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId, tags_code: i64) -> u64 {
+        let cqs = self.cqs.entry(topic.to_string()).or_default();
+        while cqs.len() <= queue_id as usize {
+            cqs.push(ConsumeQueue::default());
+        }
+        let cq = &mut cqs[queue_id as usize];
+        cq.entries.push(super::store::CqEntry { msg, tags_code });
+        cq.max_offset() - 1
+    }
+
+    pub fn committed(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {
+        self.offsets.get(&(topic.to_string(), group.to_string(), queue_id)).copied()
+    }
+}

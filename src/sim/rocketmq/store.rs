@@ -1,0 +1,52 @@
+//! Broker storage: messages (the CommitLog's content) and ConsumeQueues of 20-byte entries.
+
+use std::collections::BTreeMap;
+
+use super::events::{MsgId, Name};
+
+/// One stored message. Retry and DLQ copies are new messages that point at their origin.
+#[derive(Clone, Debug)]
+pub struct Message {
+    pub id: MsgId,
+    pub topic: Name,
+    pub tag: Option<String>,
+    /// `tags.hashCode()` sign-extended; 0 without tags.
+    pub tags_code: i64,
+    pub keys: Option<String>,
+    pub properties: BTreeMap<String, String>,
+    pub body: String,
+    pub producer: Name,
+    pub born_at: u64,
+    /// Where it was stored: broker index, queue id, queue offset (set at store time).
+    pub broker: usize,
+    pub queue_id: u32,
+    pub queue_offset: u64,
+    pub reconsume_times: u32,
+    /// For retry/DLQ copies: the message first produced.
+    pub origin: Option<MsgId>,
+}
+
+impl Message {
+    pub fn root(&self) -> MsgId {
+        self.origin.unwrap_or(self.id)
+    }
+}
+
+/// A ConsumeQueue entry: the message and its tags hash code.
+#[derive(Clone, Copy, Debug)]
+pub struct CqEntry {
+    pub msg: MsgId,
+    pub tags_code: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ConsumeQueue {
+    pub entries: Vec<CqEntry>,
+}
+
+impl ConsumeQueue {
+    /// Next offset to be written.
+    pub fn max_offset(&self) -> u64 {
+        self.entries.len() as u64
+    }
+}

@@ -1,0 +1,194 @@
+//! Scenario format v1 (`docs/scenario-format.md`): one JSON envelope for every broker model.
+//!
+//! A run is fully described by scenario + seed + the list of timed commands (`TimedAction`), so
+//! edits made in the UI during a run are just more timeline entries.
+
+mod parse;
+
+use std::collections::BTreeMap;
+
+pub use parse::{parse_scenario, parse_scenario_value};
+
+use crate::sim::engine::Millis;
+use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel};
+
+pub const FORMAT: &str = "mqviz-scenario/1";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BrokerKind {
+    RocketMq,
+    Kafka,
+    Pulsar,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub kind: BrokerKind,
+    pub seed: u64,
+    pub until: Millis,
+    pub latency_ms: Millis,
+    pub brokers: Vec<BrokerSpec>,
+    pub topics: Vec<TopicSpec>,
+    pub producers: Vec<ProducerSpec>,
+    pub groups: Vec<GroupSpec>,
+    pub timeline: Vec<TimedAction>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerSpec {
+    pub name: String,
+    pub enable_property_filter: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicSpec {
+    pub name: String,
+    pub queues: u32,
+    /// Brokers that host the topic; all brokers when the scenario does not say.
+    pub brokers: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartIndex {
+    Fixed(u32),
+    Random,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSpec {
+    pub id: String,
+    pub group: String,
+    pub start_index: StartIndex,
+    pub latency_ms: Option<Millis>,
+    pub sends: Vec<SendSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendSpec {
+    pub at: Millis,
+    pub topic: String,
+    pub tag: Option<String>,
+    pub keys: Option<String>,
+    pub properties: BTreeMap<String, String>,
+    /// `{i}` is replaced by the message's index within this send script.
+    pub body: String,
+    pub count: u32,
+    pub interval_ms: Millis,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllocationSpec {
+    Avg,
+    AvgByCircle,
+    Config { queues: Vec<String> },
+    MachineRoom { consumer_idcs: Vec<String> },
+    MachineRoomNearby { inner: Box<AllocationSpec> },
+    ConsistentHash { virtual_nodes: u32 },
+}
+
+impl AllocationSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AllocationSpec::Avg => "AVG",
+            AllocationSpec::AvgByCircle => "AVG_BY_CIRCLE",
+            AllocationSpec::Config { .. } => "CONFIG",
+            AllocationSpec::MachineRoom { .. } => "MACHINE_ROOM",
+            AllocationSpec::MachineRoomNearby { .. } => "MACHINE_ROOM_NEARBY",
+            AllocationSpec::ConsistentHash { .. } => "CONSISTENT_HASH",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    pub name: String,
+    pub message_model: MessageModel,
+    pub allocation: AllocationSpec,
+    pub consume_from_where: ConsumeFromWhere,
+    pub orderly: bool,
+    pub consumers: Vec<ConsumerSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubscriptionSpec {
+    pub topic: String,
+    pub expression: String,
+    /// `None` = TAG; `Some("SQL92")` for SQL filters.
+    pub expression_type: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConsumeResultPolicy {
+    Success,
+    /// Every message returns RECONSUME_LATER until it has been re-consumed this many times.
+    FailTimes(u32),
+    AlwaysFail,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerSpec {
+    pub client_id: String,
+    pub subscriptions: Vec<SubscriptionSpec>,
+    pub start_at: Option<Millis>,
+    pub latency_ms: Option<Millis>,
+    pub consume_time_ms: Millis,
+    pub result: ConsumeResultPolicy,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    StartConsumer {
+        client_id: String,
+    },
+    /// Graceful shutdown: persist offsets, unregister (CHANGE notify).
+    StopConsumer {
+        client_id: String,
+    },
+    /// Process dies: no unregister; the broker forgets the channel after 120 s without notifying.
+    CrashConsumer {
+        client_id: String,
+    },
+    AddConsumer {
+        group: String,
+        consumer: ConsumerSpec,
+    },
+    Subscribe {
+        client_id: String,
+        subscription: SubscriptionSpec,
+    },
+    Unsubscribe {
+        client_id: String,
+        topic: String,
+    },
+    SetQueueCount {
+        topic: String,
+        queues: u32,
+    },
+    SetAllocation {
+        group: String,
+        allocation: AllocationSpec,
+    },
+}
+
+impl Action {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::StartConsumer { .. } => "startConsumer",
+            Action::StopConsumer { .. } => "stopConsumer",
+            Action::CrashConsumer { .. } => "crashConsumer",
+            Action::AddConsumer { .. } => "addConsumer",
+            Action::Subscribe { .. } => "subscribe",
+            Action::Unsubscribe { .. } => "unsubscribe",
+            Action::SetQueueCount { .. } => "setQueueCount",
+            Action::SetAllocation { .. } => "setAllocation",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedAction {
+    pub at: Millis,
+    pub action: Action,
+}

@@ -1,0 +1,534 @@
+//! Reading and validating scenario JSON. Every error names its JSON path; nothing panics.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::*;
+use crate::sim::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
+
+/// Upper bounds that keep a hostile or mistaken scenario from exhausting memory.
+const MAX_TIME: u64 = 10_000_000_000; // ~115 days of logical time
+const MAX_QUEUES: u64 = 65_536;
+const MAX_ENTITIES: usize = 20_000;
+const MAX_MESSAGES_PER_SEND: u64 = 10_000_000;
+const MAX_LATENCY: u64 = 600_000;
+
+/// Parses scenario text. `Err` lists every problem found, each with its JSON path.
+pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
+    let v = parse_json(text).map_err(|e| vec![e])?;
+    parse_scenario_value(&v)
+}
+
+pub fn parse_scenario_value(v: &Value) -> Result<Scenario, Vec<PathError>> {
+    let mut e = Errors::default();
+    let s = read_scenario(v, &mut e);
+    if let Some(s) = &s {
+        check_references(s, &mut e);
+    }
+    match s {
+        Some(s) if e.is_empty() => Ok(s),
+        _ => {
+            if e.list.is_empty() {
+                e.push("$", "invalid scenario");
+            }
+            Err(e.list)
+        }
+    }
+}
+
+fn read_scenario(v: &Value, e: &mut Errors) -> Option<Scenario> {
+    let mut o = Obj::new(v, "$", e)?;
+    match o.req_str("format", e) {
+        Some(FORMAT) | None => {}
+        Some(other) => e.push("$.format", format!("unsupported format {other:?} (expected {FORMAT:?})")),
+    }
+    let kind = match o.str("broker", e).unwrap_or("rocketmq") {
+        "rocketmq" => BrokerKind::RocketMq,
+        "kafka" => BrokerKind::Kafka,
+        "pulsar" => BrokerKind::Pulsar,
+        other => {
+            e.push("$.broker", format!("unknown broker model {other:?} (expected rocketmq, kafka or pulsar)"));
+            BrokerKind::RocketMq
+        }
+    };
+    let name = o.str("name", e).unwrap_or("untitled").to_string();
+    let description = o.str("description", e).unwrap_or("").to_string();
+    let seed = o.u64_in("seed", 0, u64::MAX, e).unwrap_or(0);
+    let until = o.req_u64_in("until", 1, MAX_TIME, e).unwrap_or(1);
+    let latency_ms = match o.get("network") {
+        Some(n) => {
+            let path = o.child_path("network");
+            Obj::new(n, &path, e)
+                .map(|mut n| {
+                    let l = n.u64_in("latencyMs", 0, MAX_LATENCY, e).unwrap_or(1);
+                    n.finish(e);
+                    l
+                })
+                .unwrap_or(1)
+        }
+        None => 1,
+    };
+    let brokers = bounded(o.array("brokers", e), "brokers", e).into_iter().filter_map(|(p, v)| read_broker(v, &p, e)).collect();
+    let topics = bounded(o.array("topics", e), "topics", e).into_iter().filter_map(|(p, v)| read_topic(v, &p, e)).collect();
+    let producers =
+        bounded(o.array("producers", e), "producers", e).into_iter().filter_map(|(p, v)| read_producer(v, &p, e)).collect();
+    let mut timeline = Vec::new();
+    let groups =
+        bounded(o.array("groups", e), "groups", e).into_iter().filter_map(|(p, v)| read_group(v, &p, e, &mut timeline)).collect();
+    for (p, v) in bounded(o.array("timeline", e), "timeline", e) {
+        if let Some(a) = read_timed_action(v, &p, e) {
+            timeline.push(a);
+        }
+    }
+    // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
+    timeline.sort_by_key(|a| a.at);
+    o.finish(e);
+    Some(Scenario { name, description, kind, seed, until, latency_ms, brokers, topics, producers, groups, timeline })
+}
+
+fn bounded<'a>(items: Vec<(String, &'a Value)>, what: &str, e: &mut Errors) -> Vec<(String, &'a Value)> {
+    if items.len() > MAX_ENTITIES {
+        e.push(&format!("$.{what}"), format!("too many entries ({}, at most {MAX_ENTITIES})", items.len()));
+        return Vec::new();
+    }
+    items
+}
+
+fn read_broker(v: &Value, path: &str, e: &mut Errors) -> Option<BrokerSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let name = o.req_str("name", e).map(str::to_string);
+    let enable_property_filter = o.bool("enablePropertyFilter", e).unwrap_or(false);
+    o.finish(e);
+    Some(BrokerSpec { name: non_empty(name?, &format!("{path}.name"), e)?, enable_property_filter })
+}
+
+fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
+    if s.trim().is_empty() {
+        e.push(path, "must not be empty");
+        None
+    } else {
+        Some(s)
+    }
+}
+
+fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let name = o.req_str("name", e).map(str::to_string);
+    let queues = o.req_u64_in("queues", 0, MAX_QUEUES, e);
+    let brokers = string_list(&mut o, "brokers", e);
+    o.finish(e);
+    Some(TopicSpec { name: non_empty(name?, &format!("{path}.name"), e)?, queues: queues? as u32, brokers })
+}
+
+fn string_list(o: &mut Obj, key: &'static str, e: &mut Errors) -> Vec<String> {
+    o.array(key, e).into_iter().filter_map(|(p, v)| as_str(v, &p, e).map(str::to_string)).collect()
+}
+
+fn read_producer(v: &Value, path: &str, e: &mut Errors) -> Option<ProducerSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let id = o.req_str("id", e).map(str::to_string);
+    let group = o.str("group", e).unwrap_or("producerGroup").to_string();
+    let start_index = match o.get("startIndex") {
+        None => StartIndex::Fixed(0),
+        Some(Value::String(s)) if s == "random" => StartIndex::Random,
+        Some(v) => {
+            let p = o.child_path("startIndex");
+            match v.as_u64() {
+                Some(n) if n <= i32::MAX as u64 => StartIndex::Fixed(n as u32),
+                _ => {
+                    e.push(&p, format!("expected a whole number 0..={} or \"random\", found {}", i32::MAX, type_name(v)));
+                    StartIndex::Fixed(0)
+                }
+            }
+        }
+    };
+    let latency_ms = o.u64_in("latencyMs", 0, MAX_LATENCY, e);
+    let sends = o.array("sends", e).into_iter().filter_map(|(p, v)| read_send(v, &p, e)).collect();
+    o.finish(e);
+    Some(ProducerSpec { id: non_empty(id?, &format!("{path}.id"), e)?, group, start_index, latency_ms, sends })
+}
+
+fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let at = o.u64_in("at", 0, MAX_TIME, e).unwrap_or(0);
+    let topic = o.req_str("topic", e).map(str::to_string);
+    let tag = o.str("tag", e).map(str::to_string);
+    let keys = o.str("keys", e).map(str::to_string);
+    let mut properties = BTreeMap::new();
+    if let Some(pv) = o.get("properties") {
+        let pp = o.child_path("properties");
+        if let Some(mut po) = Obj::new(pv, &pp, e) {
+            if let Value::Object(map) = pv {
+                for (k, val) in map {
+                    let kp = po.child_path(k);
+                    if k.trim().is_empty() {
+                        e.push(&kp, "property names must not be blank");
+                    }
+                    if let Some(s) = as_str(val, &kp, e) {
+                        properties.insert(k.clone(), s.to_string());
+                    }
+                }
+            }
+            // All keys are accepted: property names are user data.
+            po.get("");
+        }
+    }
+    let body = o.str("body", e).unwrap_or("message {i}").to_string();
+    let count = o.u64_in("count", 0, MAX_MESSAGES_PER_SEND, e).unwrap_or(1);
+    let interval_ms = o.u64_in("intervalMs", 0, MAX_TIME, e).unwrap_or(0);
+    o.finish(e);
+    Some(SendSpec { at, topic: topic?, tag, keys, properties, body, count: count as u32, interval_ms })
+}
+
+fn read_allocation(v: &Value, path: &str, e: &mut Errors, depth: u32) -> Option<AllocationSpec> {
+    if let Value::String(s) = v {
+        return match s.as_str() {
+            "AVG" => Some(AllocationSpec::Avg),
+            "AVG_BY_CIRCLE" => Some(AllocationSpec::AvgByCircle),
+            "CONSISTENT_HASH" => Some(AllocationSpec::ConsistentHash { virtual_nodes: 10 }),
+            other => {
+                e.push(path, format!("unknown or incomplete strategy {other:?}; use an object for CONFIG, MACHINE_ROOM and MACHINE_ROOM_NEARBY"));
+                None
+            }
+        };
+    }
+    let mut o = Obj::new(v, path, e)?;
+    let strategy = o.req_str("strategy", e)?;
+    let spec = match strategy {
+        "AVG" => AllocationSpec::Avg,
+        "AVG_BY_CIRCLE" => AllocationSpec::AvgByCircle,
+        "CONSISTENT_HASH" => {
+            AllocationSpec::ConsistentHash { virtual_nodes: o.u64_in("virtualNodeCnt", 0, 1000, e).unwrap_or(10) as u32 }
+        }
+        "CONFIG" => AllocationSpec::Config { queues: string_list(&mut o, "queues", e) },
+        "MACHINE_ROOM" => AllocationSpec::MachineRoom { consumer_idcs: string_list(&mut o, "consumeridcs", e) },
+        "MACHINE_ROOM_NEARBY" => {
+            let inner = match o.required("inner", e) {
+                Some(iv) if depth == 0 => {
+                    let ip = o.child_path("inner");
+                    read_allocation(iv, &ip, e, depth + 1)?
+                }
+                Some(_) => {
+                    e.push(&o.child_path("inner"), "MACHINE_ROOM_NEARBY cannot be nested");
+                    return None;
+                }
+                None => return None,
+            };
+            AllocationSpec::MachineRoomNearby { inner: Box::new(inner) }
+        }
+        other => {
+            e.push(&o.child_path("strategy"), format!("unknown strategy {other:?} (expected AVG, AVG_BY_CIRCLE, CONFIG, MACHINE_ROOM, MACHINE_ROOM_NEARBY or CONSISTENT_HASH)"));
+            return None;
+        }
+    };
+    o.finish(e);
+    Some(spec)
+}
+
+fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<TimedAction>) -> Option<GroupSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let name = o.req_str("name", e).map(str::to_string);
+    let message_model = match o.str("messageModel", e).unwrap_or("CLUSTERING") {
+        "CLUSTERING" => MessageModel::Clustering,
+        "BROADCASTING" => MessageModel::Broadcasting,
+        other => {
+            e.push(&o.child_path("messageModel"), format!("expected CLUSTERING or BROADCASTING, found {other:?}"));
+            MessageModel::Clustering
+        }
+    };
+    let allocation = match o.get("allocation") {
+        Some(a) => {
+            let p = o.child_path("allocation");
+            read_allocation(a, &p, e, 0).unwrap_or(AllocationSpec::Avg)
+        }
+        None => AllocationSpec::Avg,
+    };
+    let consume_from_where = match o.str("consumeFromWhere", e).unwrap_or("CONSUME_FROM_LAST_OFFSET") {
+        "CONSUME_FROM_LAST_OFFSET" => ConsumeFromWhere::LastOffset,
+        "CONSUME_FROM_FIRST_OFFSET" => ConsumeFromWhere::FirstOffset,
+        "CONSUME_FROM_TIMESTAMP" => ConsumeFromWhere::Timestamp,
+        other => {
+            e.push(&o.child_path("consumeFromWhere"), format!("unknown value {other:?}"));
+            ConsumeFromWhere::LastOffset
+        }
+    };
+    let orderly = o.bool("orderly", e).unwrap_or(false);
+    let consumers = o.array("consumers", e).into_iter().filter_map(|(p, v)| read_consumer(v, &p, e, Some(timeline))).collect();
+    o.finish(e);
+    Some(GroupSpec {
+        name: non_empty(name?, &format!("{path}.name"), e)?,
+        message_model,
+        allocation,
+        consume_from_where,
+        orderly,
+        consumers,
+    })
+}
+
+fn read_subscription(topic: &str, v: &Value, path: &str, e: &mut Errors) -> Option<SubscriptionSpec> {
+    match v {
+        Value::String(expr) => {
+            Some(SubscriptionSpec { topic: topic.to_string(), expression: expr.clone(), expression_type: None })
+        }
+        Value::Object(_) => {
+            let mut o = Obj::new(v, path, e)?;
+            let expression = o.req_str("expression", e).map(str::to_string);
+            let t = o.str("type", e).map(str::to_string);
+            o.finish(e);
+            let expression_type = match t.as_deref() {
+                None | Some("TAG") => None,
+                Some("SQL92") => Some("SQL92".to_string()),
+                Some(other) => {
+                    e.push(&format!("{path}.type"), format!("expected TAG or SQL92, found {other:?}"));
+                    None
+                }
+            };
+            Some(SubscriptionSpec { topic: topic.to_string(), expression: expression?, expression_type })
+        }
+        other => {
+            e.push(path, format!("expected a tag expression string or {{\"type\", \"expression\"}}, found {}", type_name(other)));
+            None
+        }
+    }
+}
+
+fn read_consumer(v: &Value, path: &str, e: &mut Errors, lifecycle: Option<&mut Vec<TimedAction>>) -> Option<ConsumerSpec> {
+    let mut o = Obj::new(v, path, e)?;
+    let client_id = o.req_str("clientId", e).map(str::to_string);
+    let mut subscriptions = Vec::new();
+    if let Some(sv) = o.get("subscriptions") {
+        let sp = o.child_path("subscriptions");
+        if let Value::Object(map) = sv {
+            for (topic, expr) in map {
+                let tp = format!("{sp}[{topic:?}]");
+                if let Some(s) = read_subscription(topic, expr, &tp, e) {
+                    subscriptions.push(s);
+                }
+            }
+        } else {
+            e.push(&sp, format!("expected an object {{topic: expression}}, found {}", type_name(sv)));
+        }
+    }
+    let start_at = match o.get("startAt") {
+        Some(Value::String(s)) if s == "never" => None,
+        Some(v) => {
+            let p = o.child_path("startAt");
+            crate::sim::json_path::as_u64_in(v, &p, 0, MAX_TIME, e)
+        }
+        None => Some(0),
+    };
+    let stop_at = o.u64_in("stopAt", 0, MAX_TIME, e);
+    let crash_at = o.u64_in("crashAt", 0, MAX_TIME, e);
+    let restart_at = o.u64_in("restartAt", 0, MAX_TIME, e);
+    let latency_ms = o.u64_in("latencyMs", 0, MAX_LATENCY, e);
+    let consume_time_ms = o.u64_in("consumeTimeMs", 0, MAX_TIME, e).unwrap_or(1);
+    let result = match o.get("consumeResult") {
+        None => ConsumeResultPolicy::Success,
+        Some(Value::String(s)) if s == "CONSUME_SUCCESS" => ConsumeResultPolicy::Success,
+        Some(Value::String(s)) if s == "RECONSUME_LATER" => ConsumeResultPolicy::AlwaysFail,
+        Some(v @ Value::Object(_)) => {
+            let p = o.child_path("consumeResult");
+            let mut r = Obj::new(v, &p, e)?;
+            let n = r.req_u64_in("failTimes", 0, 1000, e).unwrap_or(0);
+            r.finish(e);
+            ConsumeResultPolicy::FailTimes(n as u32)
+        }
+        Some(other) => {
+            e.push(
+                &o.child_path("consumeResult"),
+                format!("expected \"CONSUME_SUCCESS\", \"RECONSUME_LATER\" or {{\"failTimes\": n}}, found {other}"),
+            );
+            ConsumeResultPolicy::Success
+        }
+    };
+    o.finish(e);
+    let client_id = non_empty(client_id?, &format!("{path}.clientId"), e)?;
+    if let Some(timeline) = lifecycle {
+        let id = || client_id.clone();
+        if let Some(at) = start_at {
+            timeline.push(TimedAction { at, action: Action::StartConsumer { client_id: id() } });
+        }
+        if let Some(at) = stop_at {
+            timeline.push(TimedAction { at, action: Action::StopConsumer { client_id: id() } });
+        }
+        if let Some(at) = crash_at {
+            timeline.push(TimedAction { at, action: Action::CrashConsumer { client_id: id() } });
+        }
+        if let Some(at) = restart_at {
+            timeline.push(TimedAction { at, action: Action::StartConsumer { client_id: id() } });
+        }
+    } else if stop_at.is_some() || crash_at.is_some() || restart_at.is_some() {
+        e.push(path, "lifecycle times are not allowed here; add timeline actions instead");
+    }
+    Some(ConsumerSpec { client_id, subscriptions, start_at, latency_ms, consume_time_ms, result })
+}
+
+fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedAction> {
+    let mut o = Obj::new(v, path, e)?;
+    let at = o.req_u64_in("at", 0, MAX_TIME, e);
+    let kind = o.req_str("action", e);
+    let client = |o: &mut Obj, e: &mut Errors| o.req_str("clientId", e).map(str::to_string);
+    let action = match kind? {
+        "startConsumer" => client(&mut o, e).map(|client_id| Action::StartConsumer { client_id }),
+        "stopConsumer" => client(&mut o, e).map(|client_id| Action::StopConsumer { client_id }),
+        "crashConsumer" => client(&mut o, e).map(|client_id| Action::CrashConsumer { client_id }),
+        "addConsumer" => {
+            let group = o.req_str("group", e).map(str::to_string);
+            let consumer = o.required("consumer", e).and_then(|cv| {
+                let p = format!("{path}.consumer");
+                read_consumer(cv, &p, e, None)
+            });
+            match (group, consumer) {
+                (Some(group), Some(consumer)) => Some(Action::AddConsumer { group, consumer }),
+                _ => None,
+            }
+        }
+        "subscribe" => {
+            let client_id = client(&mut o, e);
+            let topic = o.req_str("topic", e).map(str::to_string);
+            let expression = o.req_str("expression", e).map(str::to_string);
+            let t = o.str("type", e).map(str::to_string);
+            match (client_id, topic, expression) {
+                (Some(client_id), Some(topic), Some(expression)) => {
+                    let expression_type = match t.as_deref() {
+                        None | Some("TAG") => None,
+                        Some("SQL92") => Some("SQL92".to_string()),
+                        Some(other) => {
+                            e.push(&format!("{path}.type"), format!("expected TAG or SQL92, found {other:?}"));
+                            None
+                        }
+                    };
+                    Some(Action::Subscribe { client_id, subscription: SubscriptionSpec { topic, expression, expression_type } })
+                }
+                _ => None,
+            }
+        }
+        "unsubscribe" => {
+            let client_id = client(&mut o, e);
+            let topic = o.req_str("topic", e).map(str::to_string);
+            Some(Action::Unsubscribe { client_id: client_id?, topic: topic? })
+        }
+        "setQueueCount" => {
+            let topic = o.req_str("topic", e).map(str::to_string);
+            let queues = o.req_u64_in("queues", 0, MAX_QUEUES, e);
+            Some(Action::SetQueueCount { topic: topic?, queues: queues? as u32 })
+        }
+        "setAllocation" => {
+            let group = o.req_str("group", e).map(str::to_string);
+            let allocation = o.required("allocation", e).and_then(|av| read_allocation(av, &format!("{path}.allocation"), e, 0));
+            Some(Action::SetAllocation { group: group?, allocation: allocation? })
+        }
+        other => {
+            e.push(&format!("{path}.action"), format!("unknown action {other:?} (expected startConsumer, stopConsumer, crashConsumer, addConsumer, subscribe, unsubscribe, setQueueCount or setAllocation)"));
+            None
+        }
+    };
+    o.finish(e);
+    Some(TimedAction { at: at?, action: action? })
+}
+
+/// Cross-references: names are unique and everything referenced exists.
+fn check_references(s: &Scenario, e: &mut Errors) {
+    if s.kind != BrokerKind::RocketMq {
+        e.push("$.broker", "only the rocketmq model is implemented so far");
+    }
+    if s.brokers.is_empty() {
+        e.push("$.brokers", "at least one broker is required");
+    }
+    let mut brokers = BTreeSet::new();
+    for (i, b) in s.brokers.iter().enumerate() {
+        if !brokers.insert(b.name.as_str()) {
+            e.push(&format!("$.brokers[{i}].name"), format!("duplicate broker {:?}", b.name));
+        }
+    }
+    let mut topics = BTreeSet::new();
+    for (i, t) in s.topics.iter().enumerate() {
+        if !topics.insert(t.name.as_str()) {
+            e.push(&format!("$.topics[{i}].name"), format!("duplicate topic {:?}", t.name));
+        }
+        for (j, b) in t.brokers.iter().enumerate() {
+            if !brokers.contains(b.as_str()) {
+                e.push(&format!("$.topics[{i}].brokers[{j}]"), format!("unknown broker {b:?}"));
+            }
+        }
+    }
+    let mut total_messages: u64 = 0;
+    for (i, p) in s.producers.iter().enumerate() {
+        for (j, send) in p.sends.iter().enumerate() {
+            total_messages += send.count as u64;
+            if !topics.contains(send.topic.as_str()) {
+                e.push(&format!("$.producers[{i}].sends[{j}].topic"), format!("unknown topic {:?}", send.topic));
+            }
+        }
+    }
+    if total_messages > 50_000_000 {
+        e.push("$.producers", format!("{total_messages} messages in total is more than the 50,000,000 the simulator accepts"));
+    }
+    let mut clients = BTreeSet::new();
+    let mut groups = BTreeSet::new();
+    for (i, g) in s.groups.iter().enumerate() {
+        if !groups.insert(g.name.as_str()) {
+            e.push(&format!("$.groups[{i}].name"), format!("duplicate group {:?}", g.name));
+        }
+        for (j, c) in g.consumers.iter().enumerate() {
+            if !clients.insert(c.client_id.clone()) {
+                e.push(&format!("$.groups[{i}].consumers[{j}].clientId"), format!("duplicate clientId {:?}", c.client_id));
+            }
+            for sub in &c.subscriptions {
+                if !topics.contains(sub.topic.as_str()) {
+                    e.push(
+                        &format!("$.groups[{i}].consumers[{j}].subscriptions[{:?}]", sub.topic),
+                        format!("unknown topic {:?}", sub.topic),
+                    );
+                }
+            }
+        }
+    }
+    for (i, a) in s.timeline.iter().enumerate() {
+        let p = format!("$.timeline (entry at t={} #{i})", a.at);
+        match &a.action {
+            Action::AddConsumer { group, consumer } => {
+                if !groups.contains(group.as_str()) {
+                    e.push(&p, format!("addConsumer: unknown group {group:?}"));
+                }
+                if !clients.insert(consumer.client_id.clone()) {
+                    e.push(&p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
+                }
+            }
+            _ => {}
+        }
+    }
+    for a in &s.timeline {
+        let p = format!("$.timeline (entry at t={})", a.at);
+        match &a.action {
+            Action::StartConsumer { client_id }
+            | Action::StopConsumer { client_id }
+            | Action::CrashConsumer { client_id }
+            | Action::Unsubscribe { client_id, .. } => {
+                if !clients.contains(client_id) {
+                    e.push(&p, format!("{}: unknown consumer {client_id:?}", a.action.name()));
+                }
+            }
+            Action::Subscribe { client_id, subscription } => {
+                if !clients.contains(client_id) {
+                    e.push(&p, format!("subscribe: unknown consumer {client_id:?}"));
+                }
+                if !topics.contains(subscription.topic.as_str()) {
+                    e.push(&p, format!("subscribe: unknown topic {:?}", subscription.topic));
+                }
+            }
+            Action::SetQueueCount { topic, .. } => {
+                if !topics.contains(topic.as_str()) {
+                    e.push(&p, format!("setQueueCount: unknown topic {topic:?}"));
+                }
+            }
+            Action::SetAllocation { group, .. } => {
+                if !groups.contains(group.as_str()) {
+                    e.push(&p, format!("setAllocation: unknown group {group:?}"));
+                }
+            }
+            Action::AddConsumer { .. } => {}
+        }
+    }
+}
