@@ -1,1 +1,12 @@
-//! UI (in progress)
+//! The Leptos front end. It reads the core's state (`sim::rocketmq::world::World` and its
+//! report) and never re-implements broker logic.
+
+mod app;
+
+pub use app::App;
+
+/// Mounts the app on `<body>`; panics become console errors instead of a silent dead page.
+pub fn mount() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}

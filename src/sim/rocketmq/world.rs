@@ -1192,7 +1192,10 @@ impl World {
             }
         }
         self.brokers[b].held = keep;
+        // The woken pulls are caused by what woke them (the stored message), not by the hold.
+        let trigger = self.last_emitted.or(self.handler_cause);
         for h in wake {
+            self.handler_cause = trigger;
             let req = h.request;
             if let Some((status, next, msgs)) = self.serve_pull(b, &req, false) {
                 let latency = self.consumers[req.consumer].latency;

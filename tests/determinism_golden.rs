@@ -1,0 +1,29 @@
+//! Native half of the cross-platform determinism check: the event-log digests of the seed presets
+//! must equal `tests/golden/digests.txt`, which the wasm test (tests/wasm_determinism.rs, headless
+//! Chromium) checks too. Regenerate with `UPDATE_GOLDEN=1 cargo test --test determinism_golden`.
+
+use mqviz::sim::model::run_rocketmq;
+
+const PRESETS: &[&str] = &[
+    "seed-same-topic-different-tags.json",
+    "seed-same-topic-different-tags-a-wins.json",
+    "seed-different-topics-same-tag.json",
+    "consistent-group.json",
+];
+
+#[test]
+fn preset_digests_match_golden() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let mut lines = String::new();
+    for p in PRESETS {
+        let text = std::fs::read_to_string(format!("{dir}/static/scenarios/{p}")).unwrap();
+        let w = run_rocketmq(&text).unwrap();
+        lines.push_str(&format!("{p} {:016x}\n", w.log.digest()));
+    }
+    let golden_path = format!("{dir}/tests/golden/digests.txt");
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&golden_path, &lines).unwrap();
+    }
+    let golden = std::fs::read_to_string(&golden_path).unwrap();
+    assert_eq!(lines, golden, "event logs changed; if intended, regenerate with UPDATE_GOLDEN=1");
+}
