@@ -120,7 +120,7 @@ fn conformance_cmd(args: &[String]) -> ExitCode {
         }
         let (mut fp, mut ff) = (0, 0);
         for (id, input, expected) in &vf.cases {
-            let actual = conformance::run_case(&vf.kind, input).unwrap_or_else(|e| conformance::error_value(e));
+            let actual = conformance::run_case(&vf.kind, input).unwrap_or_else(conformance::error_value);
             if emit {
                 println!("{}", json!({"file": base, "id": id, "actual": actual}));
             } else if conformance::matches(&vf.kind, expected, &actual) {

@@ -103,10 +103,7 @@ pub fn build_subscription_data(
         sub_version,
         expression_type: ExpressionType::Tag,
     };
-    let s = match sub_string {
-        None => "",
-        Some(s) => s,
-    };
+    let s = sub_string.unwrap_or_default();
     if s.is_empty() || s == SUB_ALL {
         sd.sub_string = SUB_ALL.to_string();
         return Ok(sd);

@@ -1211,7 +1211,7 @@ impl World {
         if !self.consumer_alive(c, inc) {
             return;
         }
-        if !self.consumers[c].pqs.get(&mq).is_some_and(|pq| !pq.dropped) {
+        if self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
             return;
         }
         match status {
@@ -1294,7 +1294,7 @@ impl World {
     }
 
     fn handle_consume_done(&mut self, c: usize, inc: u32, mq: MessageQueue, msgs: Vec<MsgId>) {
-        if !self.consumer_alive(c, inc) || !self.consumers[c].pqs.get(&mq).is_some_and(|pq| !pq.dropped) {
+        if !self.consumer_alive(c, inc) || self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
             // ConsumeRequest.run skips processConsumeResult on a dropped queue: redelivered later.
             let client = self.consumers[c].client_id.clone();
             self.emit(Event::ResultsDiscarded { client, mq, count: msgs.len() as u32 });
@@ -1342,7 +1342,7 @@ impl World {
     }
 
     fn handle_orderly_done(&mut self, c: usize, inc: u32, mq: MessageQueue, m: MsgId) {
-        if !self.consumer_alive(c, inc) || !self.consumers[c].pqs.get(&mq).is_some_and(|pq| !pq.dropped) {
+        if !self.consumer_alive(c, inc) || self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
             return;
         }
         let local = self.consumers[c].pqs[&mq].local_reconsume.get(&m).copied().unwrap_or(0);

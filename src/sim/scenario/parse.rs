@@ -487,16 +487,13 @@ fn check_references(s: &Scenario, e: &mut Errors) {
     }
     for (i, a) in s.timeline.iter().enumerate() {
         let p = format!("$.timeline (entry at t={} #{i})", a.at);
-        match &a.action {
-            Action::AddConsumer { group, consumer } => {
-                if !groups.contains(group.as_str()) {
-                    e.push(&p, format!("addConsumer: unknown group {group:?}"));
-                }
-                if !clients.insert(consumer.client_id.clone()) {
-                    e.push(&p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
-                }
+        if let Action::AddConsumer { group, consumer } = &a.action {
+            if !groups.contains(group.as_str()) {
+                e.push(&p, format!("addConsumer: unknown group {group:?}"));
             }
-            _ => {}
+            if !clients.insert(consumer.client_id.clone()) {
+                e.push(&p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
+            }
         }
     }
     for a in &s.timeline {
