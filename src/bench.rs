@@ -54,7 +54,7 @@ fn bench_throughput(n: u64) {
 
 fn bench_allocate() {
     let mq_all: Vec<MessageQueue> =
-        (0..10_000u32).map(|i| MessageQueue::new("T", format!("room{}-broker-{}", i % 3, i % 10), i / 10)).collect();
+        (0..10_000u32).map(|i| MessageQueue::new("T", format!("room{}@broker-{}", i % 3, i % 10), i / 10)).collect();
     let mut mq_sorted = mq_all.clone();
     mq_sorted.sort();
     let mut cids: Vec<String> = (0..1000).map(|i| format!("room{}-10.0.{}.{}@{}", i % 3, i / 256, i % 256, i)).collect();

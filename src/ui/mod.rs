@@ -2,6 +2,10 @@
 //! report) and never re-implements broker logic.
 
 mod app;
+mod canvas;
+mod editor;
+mod inspector;
+mod state;
 
 pub use app::App;
 

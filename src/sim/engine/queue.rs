@@ -5,26 +5,21 @@ use std::collections::BinaryHeap;
 
 use super::{EventId, Millis};
 
-#[derive(Clone, Debug)]
-struct Entry<A> {
+/// The heap holds only small keys; payloads sit in a slab so sifting moves 24 bytes, not a whole
+/// action (a burst of a million sends keeps a million entries queued).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
     at: Millis,
     seq: u64,
-    cause: Option<EventId>,
-    action: A,
+    slot: u32,
 }
 
-impl<A> PartialEq for Entry<A> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
-    }
-}
-impl<A> Eq for Entry<A> {}
-impl<A> PartialOrd for Entry<A> {
+impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<A> Ord for Entry<A> {
+impl Ord for Key {
     // BinaryHeap is a max-heap: reverse so the earliest (then first inserted) pops first.
     fn cmp(&self, other: &Self) -> Ordering {
         other.at.cmp(&self.at).then_with(|| other.seq.cmp(&self.seq))
@@ -41,13 +36,15 @@ pub struct Scheduled<A> {
 
 #[derive(Clone, Debug)]
 pub struct EventQueue<A> {
-    heap: BinaryHeap<Entry<A>>,
+    heap: BinaryHeap<Key>,
+    slots: Vec<Option<(Option<EventId>, A)>>,
+    free: Vec<u32>,
     next_seq: u64,
 }
 
 impl<A> Default for EventQueue<A> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0 }
+        EventQueue { heap: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), next_seq: 0 }
     }
 }
 
@@ -55,15 +52,28 @@ impl<A> EventQueue<A> {
     pub fn push(&mut self, at: Millis, cause: Option<EventId>, action: A) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, cause, action });
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some((cause, action));
+                i
+            }
+            None => {
+                self.slots.push(Some((cause, action)));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.heap.push(Key { at, seq, slot });
     }
 
     pub fn peek_time(&self) -> Option<Millis> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(|k| k.at)
     }
 
     pub fn pop(&mut self) -> Option<Scheduled<A>> {
-        self.heap.pop().map(|e| Scheduled { at: e.at, cause: e.cause, action: e.action })
+        let k = self.heap.pop()?;
+        let (cause, action) = self.slots[k.slot as usize].take()?;
+        self.free.push(k.slot);
+        Some(Scheduled { at: k.at, cause, action })
     }
 
     pub fn len(&self) -> usize {

@@ -87,9 +87,16 @@ pub struct HistoryEntry {
     pub event: u32,
 }
 
+/// A topic's publish queue list: (broker index, queue id) in selection order.
+pub type PublishQueues = Arc<Vec<(usize, u32)>>;
+
 #[derive(Clone, Debug)]
 pub struct ProducerState {
     pub id: Name,
+    /// TopicPublishInfo per topic and when it was fetched: refreshed every 30 s like the client's.
+    pub routes: BTreeMap<String, (Millis, PublishQueues)>,
+    /// Interned topic name of each send script.
+    pub send_topics: Vec<Name>,
     pub indexes: BTreeMap<String, ThreadLocalIndex>,
     pub latency: Millis,
     pub sent: u64,
@@ -168,6 +175,8 @@ impl World {
             .iter()
             .map(|p| ProducerState {
                 id: name(&p.id),
+                routes: BTreeMap::new(),
+                send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
                 indexes: BTreeMap::new(),
                 latency: p.latency_ms.unwrap_or(scenario.latency_ms),
                 sent: 0,
@@ -601,7 +610,17 @@ impl World {
         let scenario = self.scenario.clone();
         let spec = &scenario.producers[p];
         let send = &spec.sends[s];
-        let queues = self.publish_queues(&send.topic);
+        let now = self.now;
+        let fresh =
+            self.producers[p].routes.get(&send.topic).filter(|(at, _)| now < at + ROUTE_REFRESH_INTERVAL).map(|(_, q)| q.clone());
+        let queues = match fresh {
+            Some(q) => q,
+            None => {
+                let q = Arc::new(self.publish_queues(&send.topic));
+                self.producers[p].routes.insert(send.topic.clone(), (now, q.clone()));
+                q
+            }
+        };
         if !queues.is_empty() {
             let start = match spec.start_index {
                 StartIndex::Fixed(n) => n,
@@ -615,7 +634,7 @@ impl World {
             let tags_code = send.tag.as_deref().map(|t| java_string_hash(t) as i64).unwrap_or(0);
             self.messages.push(Message {
                 id,
-                topic: name(&send.topic),
+                topic: self.producers[p].send_topics[s].clone(),
                 tag: send.tag.clone(),
                 tags_code,
                 keys: send.keys.as_ref().map(|k| k.replace("{i}", &i.to_string())),

@@ -123,10 +123,24 @@ pub(crate) enum Node {
     Eq(Box<Node>, Box<Node>),
     Cmp(CmpOp, Box<Node>, Box<Node>),
     /// `v BETWEEN lo AND hi` = `v >= lo AND v <= hi`; negated: `v < lo OR v > hi`.
-    Between { negated: bool, value: Box<Node>, low: Box<Node>, high: Box<Node> },
-    In { negated: bool, prop: PropId, set: StrSet },
+    Between {
+        negated: bool,
+        value: Box<Node>,
+        low: Box<Node>,
+        high: Box<Node>,
+    },
+    In {
+        negated: bool,
+        prop: PropId,
+        set: StrSet,
+    },
     /// `CONTAINS`, `STARTSWITH`, `ENDSWITH` (5.x).
-    Text { op: TextOp, negated: bool, operand: Box<Node>, search: Box<str> },
+    Text {
+        op: TextOp,
+        negated: bool,
+        operand: Box<Node>,
+        search: Box<str>,
+    },
 }
 
 impl Node {

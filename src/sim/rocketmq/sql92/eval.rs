@@ -111,9 +111,7 @@ pub(crate) fn java_compare(lv: Val<'_>, rv: Val<'_>) -> Result<i32, EvalError> {
         (Bool(a), Bool(b)) => ord(a, b),
         // Upstream casts the *left* Boolean to String here.
         (Bool(_), Str(_)) => {
-            return Err(EvalError::ClassCast(
-                "class java.lang.Boolean cannot be cast to class java.lang.String",
-            ))
+            return Err(EvalError::ClassCast("class java.lang.Boolean cannot be cast to class java.lang.String"))
         }
         (Int(a), Long(b)) => ord(i64::from(a), b),
         (Int(a), Double(b)) => javanum::double_compare(f64::from(a), b),

@@ -22,10 +22,9 @@ pub(crate) enum NumError {
 /// First code point of each run of ten BMP digits that `Character.digit(c, 10)` accepts
 /// (Unicode general category Nd inside the Basic Multilingual Plane).
 const DIGIT_ZEROS: [u32; 37] = [
-    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
-    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
-    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
-    0xFF10,
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50,
+    0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620,
+    0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
 ];
 
 /// Java `Character.digit(c, 10)` for one UTF-16 unit. Characters outside the BMP occupy two
@@ -35,7 +34,7 @@ fn java_digit(c: char) -> Option<i64> {
     if c.is_ascii_digit() {
         return Some(i64::from(cp - 0x30));
     }
-    if cp < 0x0660 || cp > 0xFFFF {
+    if !(0x0660..=0xFFFF).contains(&cp) {
         return None;
     }
     // DIGIT_ZEROS is sorted: find the last zero <= cp.
@@ -244,9 +243,7 @@ fn parse_hex_double(rest: &str, negative: bool) -> Result<f64, NumError> {
         return Ok(signed(if exp_negative { 0.0 } else { f64::INFINITY }));
     }
     let exp = if exp_negative { -exp } else { exp };
-    let exp2 = exp
-        .saturating_add(dropped.saturating_mul(4))
-        .saturating_sub(frac_digits.saturating_mul(4));
+    let exp2 = exp.saturating_add(dropped.saturating_mul(4)).saturating_sub(frac_digits.saturating_mul(4));
     Ok(signed(round_to_f64(mant, sticky, exp2)))
 }
 
@@ -375,8 +372,26 @@ mod tests {
         assert_eq!(parse_double(""), Err(NumError::Empty));
         assert_eq!(parse_double("   "), Err(NumError::Empty));
         for bad in [
-            "abc", "1..2", ".", "e3", "1e", "1e+", "1.5ff", "nan", "inf", "0x", "0x1", "0x1.p", "0x.p1", "1,5",
-            "\u{0663}", "+", "-", "1 2", "NaNx", "Infinityf",
+            "abc",
+            "1..2",
+            ".",
+            "e3",
+            "1e",
+            "1e+",
+            "1.5ff",
+            "nan",
+            "inf",
+            "0x",
+            "0x1",
+            "0x1.p",
+            "0x.p1",
+            "1,5",
+            "\u{0663}",
+            "+",
+            "-",
+            "1 2",
+            "NaNx",
+            "Infinityf",
         ] {
             assert_eq!(parse_double(bad), Err(NumError::Format), "{bad:?}");
         }

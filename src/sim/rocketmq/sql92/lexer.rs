@@ -103,6 +103,9 @@ pub(crate) struct Lexer<'s> {
     /// Character offset of the next unread character.
     chr: usize,
     version: Sql92Version,
+    /// Byte offset of the last CR or LF, if any: a `--` comment needs a line end after it, and
+    /// knowing the last one keeps `-- -- -- ...` without line ends linear.
+    last_line_end: Option<usize>,
 }
 
 fn is_id_start(b: u8) -> bool {
@@ -115,7 +118,8 @@ fn is_id_part(b: u8) -> bool {
 
 impl<'s> Lexer<'s> {
     pub fn new(src: &'s str, version: Sql92Version) -> Self {
-        Lexer { src, byte: 0, chr: 0, version }
+        let last_line_end = src.bytes().rposition(|b| b == b'\n' || b == b'\r');
+        Lexer { src, byte: 0, chr: 0, version, last_line_end }
     }
 
     fn bytes(&self) -> &'s [u8] {
@@ -150,15 +154,15 @@ impl<'s> Lexer<'s> {
             match b {
                 b' ' | b'\t' | b'\n' | b'\r' | 0x0C => self.advance_to(self.byte + 1),
                 b'-' if self.at(self.byte + 1) == Some(b'-') => {
+                    if self.last_line_end.is_none_or(|nl| nl < self.byte + 2) {
+                        // No line end follows: not a comment; the `-` is a token.
+                        return Ok(());
+                    }
                     let rest = &self.bytes()[self.byte + 2..];
                     match rest.iter().position(|&c| c == b'\n' || c == b'\r') {
                         Some(off) => {
                             let nl = self.byte + 2 + off;
-                            let end = if self.at(nl) == Some(b'\r') && self.at(nl + 1) == Some(b'\n') {
-                                nl + 2
-                            } else {
-                                nl + 1
-                            };
+                            let end = if self.at(nl) == Some(b'\r') && self.at(nl + 1) == Some(b'\n') { nl + 2 } else { nl + 1 };
                             self.advance_to(end);
                         }
                         // No line end: not a comment; the `-` is a token.
@@ -345,11 +349,7 @@ mod tests {
         assert_eq!(k("a -- no newline"), vec![Id, Minus, Minus, Id, Id]);
         assert!(kinds("a /* open", Sql92Version::V5).is_err());
         assert_eq!(k("not NoT iN contains STARTSWITH endsWith notx"), vec![Not, Not, In, Contains, StartsWith, EndsWith, Id]);
-        assert_eq!(
-            kinds("contains", Sql92Version::V4_9).unwrap()[0].0,
-            Id,
-            "4.9 has no CONTAINS keyword"
-        );
+        assert_eq!(kinds("contains", Sql92Version::V4_9).unwrap()[0].0, Id, "4.9 has no CONTAINS keyword");
         assert_eq!(k("<><=>=<>="), vec![Ne, Le, Ge, Ne, Eq]);
         let err = kinds("a = 1 \"", Sql92Version::V5).unwrap_err();
         assert_eq!(err.position, 6);

@@ -202,7 +202,7 @@ pub struct Expression {
 }
 
 /// Compiles `expr` the way `SelectorParser.parse` does (for the given upstream version).
-/// Never panics; time and memory are linear in the length of `expr`.
+/// Never panics; time and memory grow (near-)linearly with the length of `expr`.
 pub fn compile(expr: &str, version: Sql92Version) -> Result<Expression, CompileError> {
     let compiled = parser::Parser::new(expr, version).parse()?;
     Ok(Expression { source: expr.to_string(), version, root: compiled.root, names: compiled.names })
@@ -409,9 +409,35 @@ mod tests {
     }
 
     #[test]
+    fn large_inputs_stay_linear() {
+        let start = std::time::Instant::now();
+        let minus = format!("{}a = 1", "a = --1 OR ".repeat(20_000));
+        assert_eq!(run(&minus, &[("a", "1")]), "TRUE");
+        let list = format!("a IN ({}'y')", "'x', ".repeat(50_000));
+        assert_eq!(run(&list, &[("a", "y")]), "TRUE");
+        let long = format!("a CONTAINS '{}' OR a = '{}'", "x".repeat(500_000), "''".repeat(200_000));
+        assert_eq!(run(&long, &[("a", &"x".repeat(600_000))]), "TRUE");
+        for bad in [format!("'{}", "''".repeat(200_000)), "/*".repeat(200_000), format!("a = {}", "9".repeat(200_000))] {
+            assert_eq!(run(&bad, &[]), "COMPILE_ERROR");
+        }
+        let number = format!("a > {}.5", "1".repeat(300));
+        assert_eq!(run(&number, &[("a", &format!("{}7", "1".repeat(300)))]), "TRUE");
+        assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+    }
+
+    #[test]
     fn fuzz_smoke_runs_clean() {
         let digest = fuzz_smoke(100_000, 0x5EED_2025);
         assert_eq!(digest, fuzz_smoke(100_000, 0x5EED_2025), "deterministic");
+    }
+
+    /// A longer campaign: `cargo test --no-default-features --lib sql92::tests::fuzz_long -- --ignored`.
+    #[test]
+    #[ignore]
+    fn fuzz_long() {
+        for seed in 1..=4 {
+            fuzz_smoke(1_000_000, seed);
+        }
     }
 
     /// `cargo test --release --no-default-features --lib sql92::tests::throughput -- --ignored --nocapture`

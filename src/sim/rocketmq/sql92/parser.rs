@@ -167,10 +167,7 @@ impl<'s> Parser<'s> {
         // checkEqualOperandCompatability: a boolean literal on the left needs one on the right.
         if let (Node::Const(lc), Node::Const(rc)) = (&l.node, &r.node) {
             if matches!(lc, Const::Bool(_)) && !matches!(rc, Const::Bool(_) | Const::Null) {
-                return Err(err(
-                    pos,
-                    format!("'{}' cannot be compared with '{}'", l.node.describe(), r.node.describe()),
-                ));
+                return Err(err(pos, format!("'{}' cannot be compared with '{}'", l.node.describe(), r.node.describe())));
             }
         }
         self.equal_node(l, r, negate)
@@ -231,8 +228,7 @@ impl<'s> Parser<'s> {
         Self::check_ordered_operand(&high)?;
         let height = 2 + value.height.max(low.height).max(high.height);
         let start = value.pos;
-        let node =
-            Node::Between { negated, value: Box::new(value.node), low: Box::new(low.node), high: Box::new(high.node) };
+        let node = Node::Between { negated, value: Box::new(value.node), low: Box::new(low.node), high: Box::new(high.node) };
         self.make(node, height, start)
     }
 
@@ -250,9 +246,7 @@ impl<'s> Parser<'s> {
 
     fn create_decimal(&self, t: &Token<'_>) -> Result<Parsed, CompileError> {
         let digits = t.text.trim_end_matches(['l', 'L']);
-        let v: i64 = digits
-            .parse()
-            .map_err(|_| err(t.pos, format!("NumberFormatException: For input string: \"{digits}\"")))?;
+        let v: i64 = digits.parse().map_err(|_| err(t.pos, format!("NumberFormatException: For input string: \"{digits}\"")))?;
         let c = match i32::try_from(v) {
             Ok(i) => Const::Int(i),
             Err(_) => Const::Long(v),
