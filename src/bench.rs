@@ -84,6 +84,28 @@ fn bench_allocate() {
     }
 }
 
+fn bench_sql92() {
+    use crate::sim::rocketmq::sql92::{compile, Sql92Version};
+    use std::collections::BTreeMap;
+    let e = compile("a > 5 AND b = 'x' OR c IN ('p','q')", Sql92Version::V5).expect("valid expression");
+    let sets: Vec<BTreeMap<String, String>> =
+        [vec![("a", "6"), ("b", "x")], vec![("a", "1"), ("c", "q")], vec![("a", "9"), ("b", "y")], vec![("b", "x"), ("c", "p")]]
+            .iter()
+            .map(|v| v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+            .collect();
+    let n = 4_000_000u64;
+    let start = Instant::now();
+    let mut hits = 0u64;
+    for i in 0..n {
+        hits += u64::from(e.matches_broker(std::hint::black_box(&sets[(i % 4) as usize])));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "sql92 three-clause expression: {n} evaluations in {secs:.3} s = {:.1} M evaluations/s (hits {hits})",
+        n as f64 / secs / 1e6
+    );
+}
+
 pub fn main(args: &[String]) -> ExitCode {
     let which = args.iter().find(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("all");
     let n = args
@@ -98,9 +120,11 @@ pub fn main(args: &[String]) -> ExitCode {
     match which {
         "throughput" => bench_throughput(n),
         "allocate" => bench_allocate(),
+        "sql92" => bench_sql92(),
         "all" => {
             bench_throughput(n);
             bench_allocate();
+            bench_sql92();
         }
         other => {
             eprintln!("unknown benchmark {other} (throughput, allocate, all)");

@@ -857,9 +857,7 @@ mod tests {
             Strategy::ConsistentHash { virtual_nodes: DEFAULT_VIRTUAL_NODES },
         ];
         for strategy in &strategies {
-            let started = std::time::Instant::now();
             let group = allocate_group(strategy, &mq_all, &cid_all).unwrap();
-            eprintln!("{} {consumers}x{queues}: {:?}", strategy.name(), started.elapsed());
             assert_eq!(group.len(), consumers);
             let total: usize = group.values().map(Vec::len).sum();
             match strategy {
