@@ -3,22 +3,15 @@
 //! Chromium) checks too. Regenerate with `UPDATE_GOLDEN=1 cargo test --test determinism_golden`.
 
 use mqviz::sim::model::run_rocketmq;
-
-const PRESETS: &[&str] = &[
-    "seed-same-topic-different-tags.json",
-    "seed-same-topic-different-tags-a-wins.json",
-    "seed-different-topics-same-tag.json",
-    "consistent-group.json",
-];
+use mqviz::sim::presets::PRESETS;
 
 #[test]
 fn preset_digests_match_golden() {
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut lines = String::new();
     for p in PRESETS {
-        let text = std::fs::read_to_string(format!("{dir}/static/scenarios/{p}")).unwrap();
-        let w = run_rocketmq(&text).unwrap();
-        lines.push_str(&format!("{p} {:016x}\n", w.log.digest()));
+        let w = run_rocketmq(p.text).unwrap();
+        lines.push_str(&format!("{} {:016x}\n", p.file, w.log.digest()));
     }
     let golden_path = format!("{dir}/tests/golden/digests.txt");
     if std::env::var("UPDATE_GOLDEN").is_ok() {

@@ -3,34 +3,26 @@
 #![cfg(target_arch = "wasm32")]
 
 use mqviz::sim::model::run_rocketmq;
+use mqviz::sim::presets::{by_file, PRESETS};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const GOLDEN: &str = include_str!("golden/digests.txt");
-const PRESETS: &[(&str, &str)] = &[
-    ("seed-same-topic-different-tags.json", include_str!("../static/scenarios/seed-same-topic-different-tags.json")),
-    (
-        "seed-same-topic-different-tags-a-wins.json",
-        include_str!("../static/scenarios/seed-same-topic-different-tags-a-wins.json"),
-    ),
-    ("seed-different-topics-same-tag.json", include_str!("../static/scenarios/seed-different-topics-same-tag.json")),
-    ("consistent-group.json", include_str!("../static/scenarios/consistent-group.json")),
-];
 
 #[wasm_bindgen_test]
 fn preset_digests_match_native_golden() {
     let mut lines = String::new();
-    for (name, text) in PRESETS {
-        let w = run_rocketmq(text).expect("preset parses");
-        lines.push_str(&format!("{name} {:016x}\n", w.log.digest()));
+    for p in PRESETS {
+        let w = run_rocketmq(p.text).expect("preset parses");
+        lines.push_str(&format!("{} {:016x}\n", p.file, w.log.digest()));
     }
     assert_eq!(lines, GOLDEN);
 }
 
 #[wasm_bindgen_test]
 fn seed_outcome_in_the_browser() {
-    let w = run_rocketmq(PRESETS[0].1).unwrap();
+    let w = run_rocketmq(by_file("seed-same-topic-different-tags.json").unwrap().text).unwrap();
     let a = w.consumers.iter().find(|c| &*c.client_id == "ConsumerA").unwrap();
     let b = w.consumers.iter().find(|c| &*c.client_id == "ConsumerB").unwrap();
     assert_eq!(a.consumed.len(), 0);

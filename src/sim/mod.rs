@@ -9,5 +9,6 @@ pub mod engine;
 pub mod hash;
 pub mod json_path;
 pub mod model;
+pub mod presets;
 pub mod rocketmq;
 pub mod scenario;

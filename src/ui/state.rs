@@ -7,34 +7,7 @@ use crate::sim::engine::Millis;
 use crate::sim::rocketmq::world::World;
 use crate::sim::scenario::{parse_scenario, TimedAction};
 
-pub struct Preset {
-    pub file: &'static str,
-    pub label: &'static str,
-    pub text: &'static str,
-}
-
-pub const PRESETS: [Preset; 4] = [
-    Preset {
-        file: "seed-same-topic-different-tags.json",
-        label: "Same topic, different tags (TagB wins)",
-        text: include_str!("../../static/scenarios/seed-same-topic-different-tags.json"),
-    },
-    Preset {
-        file: "seed-same-topic-different-tags-a-wins.json",
-        label: "Same topic, different tags (TagA wins)",
-        text: include_str!("../../static/scenarios/seed-same-topic-different-tags-a-wins.json"),
-    },
-    Preset {
-        file: "seed-different-topics-same-tag.json",
-        label: "Different topics, same tag",
-        text: include_str!("../../static/scenarios/seed-different-topics-same-tag.json"),
-    },
-    Preset {
-        file: "consistent-group.json",
-        label: "Consistent group (control)",
-        text: include_str!("../../static/scenarios/consistent-group.json"),
-    },
-];
+pub use crate::sim::presets::PRESETS;
 
 /// Builds a fresh World from a preset; errors become text for an inline message.
 pub fn load_preset(i: usize) -> Result<World, String> {

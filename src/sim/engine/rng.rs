@@ -30,6 +30,21 @@ impl SplitMix64 {
         }
     }
 
+    /// `next % n` as an index (`n == 0` is treated as 1). Slightly biased; for test inputs and picks.
+    pub fn index(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// True with probability about `1/n`.
+    pub fn one_in(&mut self, n: usize) -> bool {
+        self.index(n) == 0
+    }
+
+    /// A uniformly picked element of a non-empty slice.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.index(items.len())]
+    }
+
     /// Java `Random.nextInt()`-like: any i32.
     pub fn next_i32(&mut self) -> i32 {
         (self.next_u64() >> 32) as i32

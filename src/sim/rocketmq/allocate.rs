@@ -486,26 +486,7 @@ fn consistent_hash_group(ring: &Ring, mq_all: &[MessageQueue], members: &[(&str,
 mod tests {
     use super::*;
 
-    /// SplitMix64, enough randomness for deterministic test inputs.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[self.below(items.len())]
-        }
-    }
+    use crate::sim::engine::SplitMix64 as Rng;
 
     fn mqs(broker: &str, n: u32) -> Vec<MessageQueue> {
         (0..n).map(|i| MessageQueue::new("topic", broker, i)).collect()
@@ -665,11 +646,11 @@ mod tests {
         // A weak hash (6 bits) makes collisions frequent, so overwrite order and replica numbering
         // are exercised; the real hash is MD5.
         let weak = |s: &str| rocketmq_md5_hash(s) & 0x3f;
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         for _ in 0..300 {
-            let n = rng.below(8);
+            let n = rng.index(8);
             let cid_all: Vec<String> = (0..n).map(|_| rng.pick(&["a", "b", "c", "dd", "CID-1"]).to_string()).collect();
-            let vnodes = rng.below(12) as u32;
+            let vnodes = rng.index(12) as u32;
             let ring = Ring::build(&cid_all, vnodes, weak);
             let naive = naive_ring(&cid_all, vnodes, weak);
             assert_eq!(ring.points.len(), naive.len());
@@ -699,13 +680,13 @@ mod tests {
     }
 
     fn random_strategy(rng: &mut Rng, depth: u32) -> Strategy {
-        match rng.below(if depth == 0 { 6 } else { 4 }) {
+        match rng.index(if depth == 0 { 6 } else { 4 }) {
             0 => Strategy::Avg,
             1 => Strategy::AvgByCircle,
-            2 => Strategy::ConsistentHash { virtual_nodes: rng.below(12) as u32 },
+            2 => Strategy::ConsistentHash { virtual_nodes: rng.index(12) as u32 },
             3 => Strategy::Config { queues: random_mqs(rng, 4) },
             4 => {
-                let idcs = ["room0", "room1", "room2", ""].iter().filter(|_| rng.below(2) == 0).map(|s| s.to_string());
+                let idcs = ["room0", "room1", "room2", ""].iter().filter(|_| rng.index(2) == 0).map(|s| s.to_string());
                 Strategy::MachineRoom { consumer_idcs: idcs.collect() }
             }
             _ => Strategy::MachineRoomNearby { inner: Box::new(random_strategy(rng, depth + 1)) },
@@ -727,11 +708,11 @@ mod tests {
             "@room1",
             "IDC4",
         ];
-        let n = rng.below(max + 1);
+        let n = rng.index(max + 1);
         (0..n)
             .map(|_| {
-                let broker = if rng.below(60) == 0 { rng.pick(&["-lead", "---", ""]) } else { rng.pick(&COMMON) };
-                MessageQueue::new("TopicTest", broker, rng.below(16) as u32)
+                let broker = if rng.index(60) == 0 { rng.pick(&["-lead", "---", ""]) } else { rng.pick(&COMMON) };
+                MessageQueue::new("TopicTest", broker, rng.index(16) as u32)
             })
             .collect()
     }
@@ -739,10 +720,10 @@ mod tests {
     fn random_cids(rng: &mut Rng, max: usize) -> Vec<String> {
         const COMMON: [&str; 10] =
             ["IDC1-c0", "IDC1-c1", "IDC2-c2", "IDC3-10.0.0.1@1#2", "IDC5-x", "c7", "CID-3", "10.0.0.2@9#9", "a", "IDC1"];
-        let n = rng.below(max + 1);
+        let n = rng.index(max + 1);
         (0..n)
             .map(|_| {
-                let cid = if rng.below(40) == 0 { rng.pick(&["", "-c", "--"]) } else { rng.pick(&COMMON) };
+                let cid = if rng.index(40) == 0 { rng.pick(&["", "-c", "--"]) } else { rng.pick(&COMMON) };
                 cid.to_string()
             })
             .collect()
@@ -789,7 +770,7 @@ mod tests {
 
     #[test]
     fn group_equals_per_cid_on_random_inputs() {
-        let mut rng = Rng(0x5eed);
+        let mut rng = Rng::new(0x5eed);
         let mut outcomes = [0usize; 2];
         for _ in 0..3000 {
             let strategy = random_strategy(&mut rng, 0);
@@ -805,14 +786,14 @@ mod tests {
     #[test]
     fn group_equals_per_cid_with_distinct_cids() {
         // Larger, clean groups (no duplicates, no errors) for the partitioning strategies.
-        let mut rng = Rng(99);
+        let mut rng = Rng::new(99);
         for round in 0..60 {
             let rooms = ["IDC1", "IDC2", "IDC3", "IDC4"];
-            let mq_all: Vec<MessageQueue> = (0..rng.below(120) + 1)
+            let mq_all: Vec<MessageQueue> = (0..rng.index(120) + 1)
                 .map(|i| MessageQueue::new("T", format!("{}-broker{}", rng.pick(&rooms), i % 3), i as u32))
                 .collect();
             let cid_all: Vec<String> =
-                (0..rng.below(30) + 1).map(|i| format!("{}-10.0.0.{i}@{round}", rng.pick(&rooms[..3]))).collect();
+                (0..rng.index(30) + 1).map(|i| format!("{}-10.0.0.{i}@{round}", rng.pick(&rooms[..3]))).collect();
             for strategy in [
                 Strategy::Avg,
                 Strategy::AvgByCircle,

@@ -4,32 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::sim::engine::SplitMix64;
+
 use super::{compile, PropValue, Sql92Version, Verdict, MAX_AST_HEIGHT, MAX_NESTING_DEPTH};
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, good enough for test inputs.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 const NAMES: &[&str] = &["a", "b", "c", "TAGS", "A", "_x$1", "contains", "now", "KEYS"];
 const STRINGS: &[&str] = &["''", "'x'", "'x''y'", "'TagA'", "'1'", "'true'", "' 5'", "'é🎉'", "'3.5'", "''''"];
@@ -121,7 +98,7 @@ const SNIPPETS: &[&str] = &[
 const CMP: &[&str] = &[" > ", " >= ", " < ", " <= ", " = ", " <> ", "=", "<>"];
 
 fn keyword(rng: &mut SplitMix64, kw: &str) -> String {
-    match rng.below(4) {
+    match rng.index(4) {
         0 => kw.to_ascii_lowercase(),
         1 => kw.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_lowercase() } else { c }).collect(),
         _ => kw.to_string(),
@@ -129,7 +106,7 @@ fn keyword(rng: &mut SplitMix64, kw: &str) -> String {
 }
 
 fn operand(rng: &mut SplitMix64, depth: usize, out: &mut String) {
-    match rng.below(12) {
+    match rng.index(12) {
         0..=3 => out.push_str(rng.pick(NAMES)),
         4 | 5 => out.push_str(rng.pick(STRINGS)),
         6..=8 => out.push_str(rng.pick(NUMBERS)),
@@ -154,7 +131,7 @@ fn operand(rng: &mut SplitMix64, depth: usize, out: &mut String) {
 }
 
 fn boolean(rng: &mut SplitMix64, depth: usize, out: &mut String) {
-    let choice = if depth >= 4 { rng.below(6) } else { rng.below(11) };
+    let choice = if depth >= 4 { rng.index(6) } else { rng.index(11) };
     match choice {
         0 | 1 => {
             operand(rng, depth, out);
@@ -187,7 +164,7 @@ fn boolean(rng: &mut SplitMix64, depth: usize, out: &mut String) {
             }
             out.push_str(&keyword(rng, "IN"));
             out.push_str(" (");
-            for i in 0..=rng.below(6) {
+            for i in 0..=rng.index(6) {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -237,32 +214,32 @@ fn boolean(rng: &mut SplitMix64, depth: usize, out: &mut String) {
 
 fn mutate(rng: &mut SplitMix64, expr: &str) -> String {
     let mut chars: Vec<char> = expr.chars().collect();
-    for _ in 0..=rng.below(4) {
+    for _ in 0..=rng.index(4) {
         let len = chars.len();
-        match rng.below(5) {
+        match rng.index(5) {
             0 if len > 0 => {
-                let at = rng.below(len);
-                let n = 1 + rng.below(4.min(len - at));
+                let at = rng.index(len);
+                let n = 1 + rng.index(4.min(len - at));
                 chars.drain(at..at + n);
             }
             1 if len > 1 => {
-                let (i, j) = (rng.below(len), rng.below(len));
+                let (i, j) = (rng.index(len), rng.index(len));
                 chars.swap(i, j);
             }
             2 if len > 0 => {
-                let at = rng.below(len);
-                let n = 1 + rng.below(8.min(len - at));
+                let at = rng.index(len);
+                let n = 1 + rng.index(8.min(len - at));
                 let piece: Vec<char> = chars[at..at + n].to_vec();
-                let to = rng.below(len + 1);
+                let to = rng.index(len + 1);
                 chars.splice(to..to, piece);
             }
             3 => {
-                let at = rng.below(len + 1);
-                let c = char::from_u32(rng.below(0x3000) as u32).unwrap_or('?');
+                let at = rng.index(len + 1);
+                let c = char::from_u32(rng.index(0x3000) as u32).unwrap_or('?');
                 chars.insert(at, c);
             }
             _ => {
-                let at = rng.below(len + 1);
+                let at = rng.index(len + 1);
                 chars.splice(at..at, rng.pick(SNIPPETS).chars());
             }
         }
@@ -272,14 +249,14 @@ fn mutate(rng: &mut SplitMix64, expr: &str) -> String {
 
 /// Rare, expensive shapes: nesting around the limits and long chains.
 fn pathological(rng: &mut SplitMix64) -> String {
-    let n = MAX_NESTING_DEPTH - 2 + rng.below(5);
-    match rng.below(6) {
+    let n = MAX_NESTING_DEPTH - 2 + rng.index(5);
+    match rng.index(6) {
         0 => format!("{}a = 1{}", "(".repeat(n), ")".repeat(n)),
         1 => format!("{}a", "NOT ".repeat(n)),
         2 => format!("a = {}1", "-".repeat(n)),
-        3 => format!("a{}", " = a".repeat(MAX_AST_HEIGHT - 2 + rng.below(5))),
+        3 => format!("a{}", " = a".repeat(MAX_AST_HEIGHT - 2 + rng.index(5))),
         4 => (0..200).map(|i| format!("a <> '{i}'")).collect::<Vec<_>>().join(" AND "),
-        _ => format!("{}a{}", "(".repeat(3 * n), ")".repeat(rng.below(3 * n))),
+        _ => format!("{}a{}", "(".repeat(3 * n), ")".repeat(rng.index(3 * n))),
     }
 }
 
@@ -290,7 +267,7 @@ fn expression(rng: &mut SplitMix64) -> String {
     if rng.one_in(50) {
         // Random text from a small alphabet rich in syntax.
         let alphabet: Vec<char> = "ab1'() =<>-+.,eNOTANDISL\n/*_$é".chars().collect();
-        return (0..rng.below(24)).map(|_| rng.pick(&alphabet)).collect();
+        return (0..rng.index(24)).map(|_| rng.pick(&alphabet)).collect();
     }
     let mut s = String::new();
     boolean(rng, 0, &mut s);
@@ -303,11 +280,11 @@ fn expression(rng: &mut SplitMix64) -> String {
 fn properties(rng: &mut SplitMix64) -> BTreeMap<String, PropValue> {
     let mut props = BTreeMap::new();
     for name in NAMES {
-        if rng.below(3) == 0 {
+        if rng.index(3) == 0 {
             continue;
         }
         let v = if rng.one_in(8) {
-            match rng.below(7) {
+            match rng.index(7) {
                 0 => PropValue::Int(rng.pick(&[0, 3, -1, i32::MIN, i32::MAX])),
                 1 => PropValue::Long(rng.pick(&[3, 99_999_999_999, i64::MIN, i64::MAX])),
                 2 => PropValue::Double(rng.pick(&[0.0, -0.0, 3.5, f64::NAN, f64::INFINITY, 1e300])),
@@ -335,7 +312,7 @@ fn mix(digest: u64, v: u64) -> u64 {
 /// and the callback API, 5.x and 4.9 grammars) and checks invariants; panics if one breaks.
 /// Returns a digest of all outcomes, identical for identical `(cases, seed)`.
 pub fn fuzz_smoke(cases: u64, seed: u64) -> u64 {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
     for _ in 0..cases {
         let expr = expression(&mut rng);
