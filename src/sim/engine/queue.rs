@@ -1,30 +1,11 @@
-//! The event queue: earliest time first, ties broken by insertion sequence.
+//! The event queue: earliest time first, ties broken by insertion order.
+//!
+//! A calendar of buckets, one FIFO per distinct time: a burst of a million events at one instant
+//! pops in O(1) each, and insertion order within an instant is kept by construction.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::{EventId, Millis};
-
-/// The heap holds only small keys; payloads sit in a slab so sifting moves 24 bytes, not a whole
-/// action (a burst of a million sends keeps a million entries queued).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Key {
-    at: Millis,
-    seq: u64,
-    slot: u32,
-}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Key {
-    // BinaryHeap is a max-heap: reverse so the earliest (then first inserted) pops first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.at.cmp(&self.at).then_with(|| other.seq.cmp(&self.seq))
-    }
-}
 
 /// A scheduled action, the time it fires and the log event that scheduled it.
 #[derive(Clone, Debug)]
@@ -34,54 +15,58 @@ pub struct Scheduled<A> {
     pub action: A,
 }
 
+type Bucket<A> = VecDeque<(Option<EventId>, A)>;
+
 #[derive(Clone, Debug)]
 pub struct EventQueue<A> {
-    heap: BinaryHeap<Key>,
-    slots: Vec<Option<(Option<EventId>, A)>>,
-    free: Vec<u32>,
-    next_seq: u64,
+    buckets: BTreeMap<Millis, Bucket<A>>,
+    /// Emptied buckets kept for reuse, so steady runs do not allocate one per instant.
+    spare: Vec<Bucket<A>>,
+    len: usize,
 }
 
 impl<A> Default for EventQueue<A> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), next_seq: 0 }
+        EventQueue { buckets: BTreeMap::new(), spare: Vec::new(), len: 0 }
     }
 }
 
 impl<A> EventQueue<A> {
     pub fn push(&mut self, at: Millis, cause: Option<EventId>, action: A) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let slot = match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some((cause, action));
-                i
-            }
-            None => {
-                self.slots.push(Some((cause, action)));
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.heap.push(Key { at, seq, slot });
+        self.len += 1;
+        if let Some(bucket) = self.buckets.get_mut(&at) {
+            bucket.push_back((cause, action));
+            return;
+        }
+        let mut bucket = self.spare.pop().unwrap_or_default();
+        bucket.push_back((cause, action));
+        self.buckets.insert(at, bucket);
     }
 
     pub fn peek_time(&self) -> Option<Millis> {
-        self.heap.peek().map(|k| k.at)
+        self.buckets.first_key_value().map(|(t, _)| *t)
     }
 
     pub fn pop(&mut self) -> Option<Scheduled<A>> {
-        let k = self.heap.pop()?;
-        let (cause, action) = self.slots[k.slot as usize].take()?;
-        self.free.push(k.slot);
-        Some(Scheduled { at: k.at, cause, action })
+        let mut entry = self.buckets.first_entry()?;
+        let at = *entry.key();
+        let (cause, action) = entry.get_mut().pop_front()?;
+        if entry.get().is_empty() {
+            let bucket = entry.remove();
+            if self.spare.len() < 64 {
+                self.spare.push(bucket);
+            }
+        }
+        self.len -= 1;
+        Some(Scheduled { at, cause, action })
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 }
 

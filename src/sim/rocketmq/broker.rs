@@ -87,7 +87,10 @@ impl Broker {
     }
 
     pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId, tags_code: i64) -> u64 {
-        let cqs = self.cqs.entry(topic.to_string()).or_default();
+        if !self.cqs.contains_key(topic) {
+            self.cqs.insert(topic.to_string(), Vec::new());
+        }
+        let cqs = self.cqs.get_mut(topic).expect("inserted above");
         while cqs.len() <= queue_id as usize {
             cqs.push(ConsumeQueue::default());
         }

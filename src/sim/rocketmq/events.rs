@@ -108,7 +108,7 @@ pub enum Event {
         topic: Name,
         queue_id: u32,
         offset: u64,
-        tag: Option<String>,
+        tag: Option<Name>,
     },
     PullServed {
         broker: Name,

@@ -14,7 +14,7 @@ use crate::sim::engine::EventId;
 
 fn message_json(m: &Message) -> Value {
     json!({
-        "topic": &*m.topic, "tag": m.tag, "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body,
+        "topic": &*m.topic, "tag": m.tag.as_deref(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
     })
 }
 

@@ -9,12 +9,12 @@ use super::events::{MsgId, Name};
 pub struct Message {
     pub id: MsgId,
     pub topic: Name,
-    pub tag: Option<String>,
+    pub tag: Option<Name>,
     /// `tags.hashCode()` sign-extended; 0 without tags.
     pub tags_code: i64,
     pub keys: Option<String>,
     pub properties: BTreeMap<String, String>,
-    pub body: String,
+    pub body: Body,
     pub producer: Name,
     pub born_at: u64,
     /// Where it was stored: broker index, queue id, queue offset (set at store time).
@@ -29,6 +29,25 @@ pub struct Message {
 impl Message {
     pub fn root(&self) -> MsgId {
         self.origin.unwrap_or(self.id)
+    }
+}
+
+/// A message body: the send script's template and the message's index, rendered on demand so
+/// a million-message run does not allocate a million strings.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub template: Name,
+    pub i: u32,
+}
+
+impl Body {
+    /// The text, with `{i}` replaced by the index.
+    pub fn text(&self) -> String {
+        if self.template.contains("{i}") {
+            self.template.replace("{i}", &self.i.to_string())
+        } else {
+            self.template.to_string()
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::filter::{self, FilterCache};
 use super::filterapi::{self, ExpressionType, SubscriptionData};
 use super::group_info::TableChange;
 use super::producer_index::ThreadLocalIndex;
-use super::store::Message;
+use super::store::{Body, Message};
 use super::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
 use crate::sim::hash::java_string_hash;
@@ -95,8 +95,10 @@ pub struct ProducerState {
     pub id: Name,
     /// TopicPublishInfo per topic and when it was fetched: refreshed every 30 s like the client's.
     pub routes: BTreeMap<String, (Millis, PublishQueues)>,
-    /// Interned topic name of each send script.
+    /// Interned topic, tag and body template of each send script.
     pub send_topics: Vec<Name>,
+    pub send_tags: Vec<Option<Name>>,
+    pub send_bodies: Vec<Name>,
     pub indexes: BTreeMap<String, ThreadLocalIndex>,
     pub latency: Millis,
     pub sent: u64,
@@ -177,6 +179,8 @@ impl World {
                 id: name(&p.id),
                 routes: BTreeMap::new(),
                 send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
+                send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
+                send_bodies: p.sends.iter().map(|s| name(&s.body)).collect(),
                 indexes: BTreeMap::new(),
                 latency: p.latency_ms.unwrap_or(scenario.latency_ms),
                 sent: 0,
@@ -630,12 +634,12 @@ impl World {
                 self.producers[p].indexes.entry(send.topic.clone()).or_insert_with(|| ThreadLocalIndex::starting_at(start));
             let (broker, queue_id) = queues[index.select(queues.len())];
             let id = self.messages.len() as MsgId;
-            let body = send.body.replace("{i}", &i.to_string());
+            let body = Body { template: self.producers[p].send_bodies[s].clone(), i };
             let tags_code = send.tag.as_deref().map(|t| java_string_hash(t) as i64).unwrap_or(0);
             self.messages.push(Message {
                 id,
                 topic: self.producers[p].send_topics[s].clone(),
-                tag: send.tag.clone(),
+                tag: self.producers[p].send_tags[s].clone(),
                 tags_code,
                 keys: send.keys.as_ref().map(|k| k.replace("{i}", &i.to_string())),
                 properties: send.properties.clone(),
@@ -1188,29 +1192,29 @@ impl World {
             return;
         }
         let now = self.now;
-        let held = std::mem::take(&mut self.brokers[b].held);
-        let mut keep = Vec::new();
-        let mut wake = Vec::new();
-        for h in held {
+        let broker = &self.brokers[b];
+        // Decide first without moving anything: most arrivals wake nobody.
+        let wakes = |h: &HeldPull| {
             let r = &h.request;
-            let max = self.brokers[b].max_offset(&r.mq.topic, r.mq.queue_id);
-            let wake_now = match arrived {
+            match arrived {
                 Some((topic, q, code)) => {
-                    r.mq.topic == topic
-                        && r.mq.queue_id == q
-                        && max > r.offset
+                    r.mq.queue_id == q
+                        && r.mq.topic == topic
                         && h.codes.as_ref().is_none_or(|cs| cs.contains(&(code as i32)))
+                        && broker.max_offset(topic, q) > r.offset
                 }
                 // The periodic check passes no tags code, which every filter accepts.
-                None => max > r.offset || now >= h.suspended_at + BROKER_SUSPEND_MAX,
-            };
-            if wake_now {
-                wake.push(h);
-            } else {
-                keep.push(h);
+                None => now >= h.suspended_at + BROKER_SUSPEND_MAX || broker.max_offset(&r.mq.topic, r.mq.queue_id) > r.offset,
             }
+        };
+        if !broker.held.iter().any(wakes) {
+            return;
         }
-        self.brokers[b].held = keep;
+        let flags: Vec<bool> = broker.held.iter().map(wakes).collect();
+        let held = std::mem::take(&mut self.brokers[b].held);
+        let (wake, keep): (Vec<_>, Vec<_>) = held.into_iter().zip(flags).partition(|(_, w)| *w);
+        self.brokers[b].held = keep.into_iter().map(|(h, _)| h).collect();
+        let wake: Vec<HeldPull> = wake.into_iter().map(|(h, _)| h).collect();
         // The woken pulls are caused by what woke them (the stored message), not by the hold.
         let trigger = self.last_emitted.or(self.handler_cause);
         for h in wake {
