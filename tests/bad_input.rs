@@ -126,6 +126,18 @@ fn unknown_references_are_errors() {
 }
 
 #[test]
+fn timeline_errors_name_the_entry_path() {
+    let text = with(|v| {
+        v["timeline"] = serde_json::json!([
+            {"at": 9, "action": "startConsumer", "clientId": "c1"},
+            {"at": 5, "action": "stopConsumer", "clientId": "ghost"}])
+    });
+    expect_error(&text, "$.timeline[1]: stopConsumer: unknown consumer \"ghost\"");
+    let text = with(|v| v["groups"][0]["consumers"][0]["stopAt"] = 5.into());
+    parse_scenario(&text).unwrap();
+}
+
+#[test]
 fn mutated_scenarios_never_panic() {
     // Deterministic byte mutations of the good scenario: every result is Ok or a path error.
     let base = GOOD.as_bytes().to_vec();

@@ -22,11 +22,11 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
 
 pub fn parse_scenario_value(v: &Value) -> Result<Scenario, Vec<PathError>> {
     let mut e = Errors::default();
-    let s = read_scenario(v, &mut e);
-    if let Some(s) = &s {
-        check_references(s, &mut e);
+    let read = read_scenario(v, &mut e);
+    if let Some((s, paths)) = &read {
+        check_references(s, paths, &mut e);
     }
-    match s {
+    match read.map(|(s, _)| s) {
         Some(s) if e.is_empty() => Ok(s),
         _ => {
             if e.list.is_empty() {
@@ -37,7 +37,8 @@ pub fn parse_scenario_value(v: &Value) -> Result<Scenario, Vec<PathError>> {
     }
 }
 
-fn read_scenario(v: &Value, e: &mut Errors) -> Option<Scenario> {
+/// The scenario and, aligned with its sorted timeline, the JSON path each entry came from.
+fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
     let mut o = Obj::new(v, "$", e)?;
     match o.req_str("format", e) {
         Some(FORMAT) | None => {}
@@ -78,13 +79,14 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<Scenario> {
         bounded(o.array("groups", e), "groups", e).into_iter().filter_map(|(p, v)| read_group(v, &p, e, &mut timeline)).collect();
     for (p, v) in bounded(o.array("timeline", e), "timeline", e) {
         if let Some(a) = read_timed_action(v, &p, e) {
-            timeline.push(a);
+            timeline.push((a, p));
         }
     }
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
-    timeline.sort_by_key(|a| a.at);
+    timeline.sort_by_key(|(a, _)| a.at);
+    let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
     o.finish(e);
-    Some(Scenario { name, description, kind, seed, until, latency_ms, brokers, topics, producers, groups, timeline })
+    Some((Scenario { name, description, kind, seed, until, latency_ms, brokers, topics, producers, groups, timeline }, paths))
 }
 
 fn bounded<'a>(items: Vec<(String, &'a Value)>, what: &str, e: &mut Errors) -> Vec<(String, &'a Value)> {
@@ -226,7 +228,7 @@ fn read_allocation(v: &Value, path: &str, e: &mut Errors, depth: u32) -> Option<
     Some(spec)
 }
 
-fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<TimedAction>) -> Option<GroupSpec> {
+fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<(TimedAction, String)>) -> Option<GroupSpec> {
     let mut o = Obj::new(v, path, e)?;
     let name = o.req_str("name", e).map(str::to_string);
     let message_model = match o.str("messageModel", e).unwrap_or("CLUSTERING") {
@@ -293,7 +295,12 @@ fn read_subscription(topic: &str, v: &Value, path: &str, e: &mut Errors) -> Opti
     }
 }
 
-fn read_consumer(v: &Value, path: &str, e: &mut Errors, lifecycle: Option<&mut Vec<TimedAction>>) -> Option<ConsumerSpec> {
+fn read_consumer(
+    v: &Value,
+    path: &str,
+    e: &mut Errors,
+    lifecycle: Option<&mut Vec<(TimedAction, String)>>,
+) -> Option<ConsumerSpec> {
     let mut o = Obj::new(v, path, e)?;
     let client_id = o.req_str("clientId", e).map(str::to_string);
     let mut subscriptions = Vec::new();
@@ -347,16 +354,16 @@ fn read_consumer(v: &Value, path: &str, e: &mut Errors, lifecycle: Option<&mut V
     if let Some(timeline) = lifecycle {
         let id = || client_id.clone();
         if let Some(at) = start_at {
-            timeline.push(TimedAction { at, action: Action::StartConsumer { client_id: id() } });
+            timeline.push((TimedAction { at, action: Action::StartConsumer { client_id: id() } }, format!("{path}.startAt")));
         }
         if let Some(at) = stop_at {
-            timeline.push(TimedAction { at, action: Action::StopConsumer { client_id: id() } });
+            timeline.push((TimedAction { at, action: Action::StopConsumer { client_id: id() } }, format!("{path}.stopAt")));
         }
         if let Some(at) = crash_at {
-            timeline.push(TimedAction { at, action: Action::CrashConsumer { client_id: id() } });
+            timeline.push((TimedAction { at, action: Action::CrashConsumer { client_id: id() } }, format!("{path}.crashAt")));
         }
         if let Some(at) = restart_at {
-            timeline.push(TimedAction { at, action: Action::StartConsumer { client_id: id() } });
+            timeline.push((TimedAction { at, action: Action::StartConsumer { client_id: id() } }, format!("{path}.restartAt")));
         }
     } else if stop_at.is_some() || crash_at.is_some() || restart_at.is_some() {
         e.push(path, "lifecycle times are not allowed here; add timeline actions instead");
@@ -429,7 +436,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
 }
 
 /// Cross-references: names are unique and everything referenced exists.
-fn check_references(s: &Scenario, e: &mut Errors) {
+fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     if s.kind != BrokerKind::RocketMq {
         e.push("$.broker", "only the rocketmq model is implemented so far");
     }
@@ -485,19 +492,17 @@ fn check_references(s: &Scenario, e: &mut Errors) {
             }
         }
     }
-    for (i, a) in s.timeline.iter().enumerate() {
-        let p = format!("$.timeline (entry at t={} #{i})", a.at);
+    for (a, p) in s.timeline.iter().zip(paths) {
         if let Action::AddConsumer { group, consumer } = &a.action {
             if !groups.contains(group.as_str()) {
-                e.push(&p, format!("addConsumer: unknown group {group:?}"));
+                e.push(p, format!("addConsumer: unknown group {group:?}"));
             }
             if !clients.insert(consumer.client_id.clone()) {
-                e.push(&p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
+                e.push(p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
             }
         }
     }
-    for a in &s.timeline {
-        let p = format!("$.timeline (entry at t={})", a.at);
+    for (a, p) in s.timeline.iter().zip(paths) {
         match &a.action {
             Action::StartConsumer { client_id }
             | Action::StopConsumer { client_id }
