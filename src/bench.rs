@@ -127,13 +127,15 @@ pub fn main(args: &[String]) -> ExitCode {
         "throughput" => bench_throughput(n),
         "allocate" => bench_allocate(),
         "sql92" => bench_sql92(),
+        "filters" => crate::bench_filters::bench_filter_manager(),
         "all" => {
             bench_throughput(n);
             bench_allocate();
             bench_sql92();
+            crate::bench_filters::bench_filter_manager();
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, all)");
+            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, all)");
             return ExitCode::from(2);
         }
     }

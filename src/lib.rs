@@ -9,4 +9,5 @@ pub mod sim;
 pub mod ui;
 
 pub mod bench;
+pub mod bench_filters;
 pub mod cli;

@@ -136,12 +136,12 @@ fn queue_count_and_strategy_changes_take_effect_through_routes_and_rebalance() {
         w.log
             .entries()
             .iter()
+            .rev()
             .filter(|e| e.at < t)
-            .filter_map(|e| match &e.kind {
+            .find_map(|e| match &e.kind {
                 Event::Allocated { client, topic, queues, .. } if &**client == "c1" && &**topic == "T" => Some(queues.clone()),
                 _ => None,
             })
-            .last()
             .unwrap()
     };
     assert_eq!(alloc_before(40_000), vec![0, 1]);

@@ -19,6 +19,8 @@ pub const PRESETS: &[Preset] = &[
     preset!("seed-same-topic-different-tags-a-wins.json", "Same topic, different tags (TagA wins)"),
     preset!("seed-different-topics-same-tag.json", "Different topics, same tag"),
     preset!("consistent-group.json", "Consistent group (control)"),
+    preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
+    preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {

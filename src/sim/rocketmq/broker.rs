@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use super::bloom::BitsArray;
 use super::events::{MsgId, Name};
+use super::filter_manager::{ConsumerFilterManager, FilterManagerConfig, RegisterCost};
 use super::group_info::ConsumerGroupInfo;
 use super::store::ConsumeQueue;
 use super::types::MessageQueue;
@@ -44,10 +46,31 @@ pub struct Broker {
     pub held: Vec<HeldPull>,
     /// (group, queue) -> (client id, last lock time) for orderly consumption.
     pub locks: BTreeMap<(String, MessageQueue), (String, Millis)>,
+    pub enable_calc_filter_bitmap: bool,
+    /// The SQL92 filter registry, fed by every heartbeat (REGISTER event).
+    pub filter_manager: ConsumerFilterManager,
+    /// Per-message bloom bitmaps (the consume-queue extension), only with `enableCalcFilterBitMap`.
+    pub bitmaps: BTreeMap<MsgId, BitsArray>,
+    /// What each heartbeat's `register` cost: the data behind the heartbeat-cost plot.
+    pub filter_costs: Vec<FilterCostSample>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FilterCostSample {
+    pub at: Millis,
+    pub group: Name,
+    pub cost: RegisterCost,
 }
 
 impl Broker {
-    pub fn new(name: &str, enable_property_filter: bool) -> Self {
+    pub fn new(spec: &crate::sim::scenario::BrokerSpec) -> Self {
+        let config = FilterManagerConfig {
+            design: spec.filter_index,
+            enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,
+            sql92_version: spec.sql92_version,
+            ..FilterManagerConfig::default()
+        };
+        let (name, enable_property_filter) = (spec.name.as_str(), spec.enable_property_filter);
         Broker {
             name: name.into(),
             enable_property_filter,
@@ -58,6 +81,10 @@ impl Broker {
             offsets: BTreeMap::new(),
             held: Vec::new(),
             locks: BTreeMap::new(),
+            enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,
+            filter_manager: ConsumerFilterManager::new(config).expect("default bloom parameters are valid"),
+            bitmaps: BTreeMap::new(),
+            filter_costs: Vec::new(),
         }
     }
 

@@ -41,6 +41,11 @@ pub enum Event {
         client: Name,
         channel: Name,
     },
+    /// `start()` threw (e.g. CHECK_CLIENT_CONFIG refused a SQL92 subscription).
+    StartFailed {
+        client: Name,
+        reason: String,
+    },
     ConsumerStopped {
         client: Name,
         graceful: bool,
@@ -131,6 +136,16 @@ pub enum Event {
         client: Name,
         expression: String,
         table_owner: Name,
+        /// SQL92 only: FALSE, NULL, EVAL_ERROR, or BLOOM_MISS (the bitmap pre-check). Tag filters: none.
+        verdict: Option<&'static str>,
+    },
+    /// A heartbeat's `ConsumerFilterManager.register`, with what it cost.
+    FilterRegistered {
+        broker: Name,
+        group: Name,
+        client: Name,
+        design: &'static str,
+        cost: String,
     },
     ClientFiltered {
         msg: MsgId,
@@ -190,6 +205,7 @@ impl fmt::Display for Event {
         match self {
             Command { text } => write!(f, "command {text}"),
             ConsumerStarted { client, channel } => write!(f, "consumer-started {client} channel={channel}"),
+            StartFailed { client, reason } => write!(f, "start-failed {client}: {reason}"),
             ConsumerStopped { client, graceful } => write!(f, "consumer-stopped {client} graceful={graceful}"),
             Subscribed { client, topic, expression, sub_version } => {
                 write!(f, "subscribed {client} {topic}={expression:?} subVersion={sub_version}")
@@ -232,8 +248,15 @@ impl fmt::Display for Event {
                 expression.as_deref().unwrap_or("-")
             ),
             PullHeld { broker, client, mq, offset } => write!(f, "pull-held {broker} {client} {mq} offset={offset}"),
-            BrokerFiltered { msg, client, expression, table_owner } => {
-                write!(f, "broker-filtered m{msg} pull-by={client} filter={expression:?} from={table_owner}")
+            BrokerFiltered { msg, client, expression, table_owner, verdict } => {
+                write!(f, "broker-filtered m{msg} pull-by={client} filter={expression:?} from={table_owner}")?;
+                match verdict {
+                    Some(v) => write!(f, " verdict={v}"),
+                    None => Ok(()),
+                }
+            }
+            FilterRegistered { broker, group, client, design, cost } => {
+                write!(f, "filter-registered {broker} group={group} from={client} design={design} {cost}")
             }
             ClientFiltered { msg, client, expression } => write!(f, "client-filtered m{msg} by={client} own={expression:?}"),
             Consumed { msg, client, reconsume_times } => write!(f, "consumed m{msg} by={client} reconsume={reconsume_times}"),
@@ -258,9 +281,13 @@ impl Event {
         use Event::*;
         match self {
             Command { .. } => "command",
-            ConsumerStarted { .. } | ConsumerStopped { .. } => "lifecycle",
+            ConsumerStarted { .. } | ConsumerStopped { .. } | StartFailed { .. } => "lifecycle",
             Subscribed { .. } | SubVersionBumped { .. } => "subscription",
-            HeartbeatSent { .. } | HeartbeatApplied { .. } | ChannelExpired { .. } | Unregistered { .. } => "heartbeat",
+            HeartbeatSent { .. }
+            | HeartbeatApplied { .. }
+            | ChannelExpired { .. }
+            | Unregistered { .. }
+            | FilterRegistered { .. } => "heartbeat",
             NotifyReceived { .. } | RebalanceRun { .. } | Allocated { .. } | AllocateFailed { .. } | QueueLocked { .. } => {
                 "rebalance"
             }

@@ -6,6 +6,7 @@ pub mod broker;
 pub mod consumer;
 pub mod events;
 pub mod filter;
+pub mod filter_manager;
 pub mod filterapi;
 pub mod group_info;
 pub mod producer_index;

@@ -152,6 +152,11 @@ pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> 
         }
         out.push(text);
     }
+    for &c in members {
+        if let Some(e) = &w.consumers[c].start_error {
+            out.push(format!("{} failed to start: {e}. Its queues are not consumed by this group.", w.consumers[c].client_id));
+        }
+    }
     for (topic, queues) in assignment(w, members) {
         if is_retry_topic(&topic) {
             continue;
@@ -201,6 +206,20 @@ fn unconsumed_reason(
                 ));
                 break;
             }
+            Event::BrokerFiltered { client, expression, table_owner, verdict: Some(v), .. }
+                if member_names.contains(&**client) =>
+            {
+                ids.push(e.0);
+                reason = Some(if *v == "BLOOM_MISS" {
+                    format!("skipped by the broker while {client} pulled queue {}: the consume-queue bloom bitmap says the group's SQL92 filter {expression:?} does not match; the offset moved past it", m.queue_id)
+                } else {
+                    format!(
+                        "skipped by the broker while {client} pulled queue {}: the group's SQL92 filter {expression:?} (from {table_owner}'s heartbeat) evaluated to {v} on this message's String properties, and only TRUE matches; the offset moved past it",
+                        m.queue_id
+                    )
+                });
+                break;
+            }
             Event::BrokerFiltered { client, expression, table_owner, .. } if member_names.contains(&**client) => {
                 ids.push(e.0);
                 reason = Some(format!(
@@ -238,7 +257,12 @@ fn unconsumed_reason(
                     mq.short(),
                     m.topic
                 ),
-                None => format!("its queue {} has no owner in the group", mq.short()),
+                None => match members.iter().find_map(|&c| w.consumers[c].start_error.as_ref().map(|e| (c, e))) {
+                    Some((c, e)) => {
+                        format!("its queue {} has no owner: {} failed to start ({e})", mq.short(), w.consumers[c].client_id)
+                    }
+                    None => format!("its queue {} has no owner in the group", mq.short()),
+                },
             }
         }
         Some(h) => format!("not pulled yet: queue {} is held by {h}", m.queue_id),
@@ -259,6 +283,7 @@ pub fn report_json(w: &World) -> Value {
             json!({
                 "group": &*c.group,
                 "running": c.running,
+                "startError": c.start_error,
                 "subscriptions": subs,
                 "consumed": consumed,
                 "stats": {"pulls": c.stats.pulls, "pulled": c.stats.pulled, "clientFiltered": c.stats.client_filtered,

@@ -5,13 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::allocate::{self, Strategy};
-use super::broker::{Broker, HeldPull, PullRequest};
+use super::broker::{Broker, FilterCostSample, HeldPull, PullRequest};
 use super::consumer::{Consumer, ConsumerStats, ProcessQueue};
 use super::events::{Event, MsgId, Name, PullStatus};
-use super::filter::{self, FilterCache};
+use super::filter;
 use super::filterapi::{self, ExpressionType, SubscriptionData};
 use super::group_info::TableChange;
 use super::producer_index::ThreadLocalIndex;
+use super::sql92::Verdict;
 use super::store::{Body, Message};
 use super::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
@@ -120,7 +121,6 @@ pub struct World {
     pub msg_events: Vec<(MsgId, EventId)>,
     pub history: BTreeMap<String, Vec<HistoryEntry>>,
     channel_owner: BTreeMap<Name, (usize, u32)>,
-    filters: FilterCache,
     handler_cause: Option<EventId>,
     last_emitted: Option<EventId>,
     /// Group name -> message model, from the scenario and added consumers.
@@ -163,7 +163,7 @@ impl World {
     /// Builds the initial state and schedules the scenario's producers and timeline.
     pub fn new(scenario: Scenario) -> World {
         let scenario = Arc::new(scenario);
-        let mut brokers: Vec<Broker> = scenario.brokers.iter().map(|b| Broker::new(&b.name, b.enable_property_filter)).collect();
+        let mut brokers: Vec<Broker> = scenario.brokers.iter().map(Broker::new).collect();
         for t in &scenario.topics {
             for b in brokers.iter_mut() {
                 if t.brokers.is_empty() || t.brokers.iter().any(|n| **n == *b.name) {
@@ -217,7 +217,6 @@ impl World {
             msg_events: Vec::new(),
             history: BTreeMap::new(),
             channel_owner: BTreeMap::new(),
-            filters: FilterCache::default(),
             handler_cause: None,
             last_emitted: None,
             group_models,
@@ -263,6 +262,7 @@ impl World {
             offsets: BTreeMap::new(),
             local_offsets: BTreeMap::new(),
             rebalance_gen: 0,
+            start_error: None,
             stats: ConsumerStats::default(),
             consumed: Vec::new(),
         }
@@ -516,10 +516,37 @@ impl World {
         self.consumers[c].subs.insert(s.topic.clone(), sd);
     }
 
+    /// `MQClientInstance.checkClientInBroker` (CHECK_CLIENT_CONFIG): a non-TAG subscription must
+    /// compile on every broker of its topic, and needs `enablePropertyFilter=true`, or start fails.
+    fn check_client_in_broker(&self, c: usize) -> Result<(), String> {
+        for s in &self.consumers[c].spec.subscriptions {
+            let Some(t) = s.expression_type.as_deref() else { continue };
+            for b in self.brokers.iter().filter(|b| b.topics.contains_key(&s.topic)) {
+                if !b.enable_property_filter {
+                    return Err(format!(
+                        "{} does not support {t} filtering (enablePropertyFilter=false), so subscribing {} with {:?} makes start() throw",
+                        b.name, s.topic, s.expression
+                    ));
+                }
+                if let Err(e) = super::sql92::compile(&s.expression, b.filter_manager.config().sql92_version) {
+                    return Err(format!("{} rejects the {t} expression for {}: {e}", b.name, s.topic));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn start_consumer(&mut self, c: usize) {
         if self.consumers[c].running {
             return;
         }
+        if let Err(reason) = self.check_client_in_broker(c) {
+            let client = self.consumers[c].client_id.clone();
+            self.consumers[c].start_error = Some(reason.clone());
+            self.emit(Event::StartFailed { client, reason });
+            return;
+        }
+        self.consumers[c].start_error = None;
         let now = self.now;
         {
             let con = &mut self.consumers[c];
@@ -667,6 +694,9 @@ impl World {
             (m.broker, m.topic.clone(), m.queue_id, m.tags_code)
         };
         let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
+        if self.brokers[broker].enable_calc_filter_bitmap {
+            self.calc_bitmap(broker, msg);
+        }
         self.messages[msg as usize].queue_offset = offset;
         if self.trace_messages || self.messages[msg as usize].origin.is_some() {
             let tag = self.messages[msg as usize].tag.clone();
@@ -750,6 +780,22 @@ impl World {
             h.event = id.0;
             self.history.entry(group.to_string()).or_default().push(h);
         }
+        // REGISTER: the filter registry sees every heartbeat, and its cost is recorded.
+        let broker = &mut self.brokers[b];
+        let design = broker.filter_manager.design().name();
+        let topics = &broker.topics;
+        let cost = broker.filter_manager.register(&group, &subs, now.max(1), &|t| topics.contains_key(t));
+        if cost.entries_touched > 0 || cost.topics_scanned > 0 || cost.compile_errors > 0 {
+            broker.filter_costs.push(FilterCostSample { at: now, group: group.clone(), cost });
+            let bname = broker.name.clone();
+            self.emit(Event::FilterRegistered {
+                broker: bname,
+                group: group.clone(),
+                client: self.consumers[c].client_id.clone(),
+                design,
+                cost: cost.to_string(),
+            });
+        }
         if notify {
             self.notify_channels(&channels);
         }
@@ -774,6 +820,8 @@ impl World {
         let channels: Vec<Name> = info.channels.iter().map(|ch| Name::from(ch.channel.as_str())).collect();
         if info.channels.is_empty() {
             broker.groups.remove(group);
+            // UNREGISTER: the group's filter data is marked dead (still served, cleaned after 24 h).
+            broker.filter_manager.unregister(group, self.now.max(1));
         }
         let notify = model != MessageModel::Broadcasting;
         let bname = broker.name.clone();
@@ -796,6 +844,7 @@ impl World {
             }
         }
         broker.groups.retain(|_, g| !g.channels.is_empty());
+        broker.filter_manager.clean(now);
         let bname = broker.name.clone();
         for (group, ch) in expired {
             self.emit(Event::ChannelExpired {
@@ -1091,10 +1140,18 @@ impl World {
                 if !broker.enable_property_filter {
                     return error(self, "SYSTEM_ERROR");
                 }
-                match self.filters.compile(&sub.sub_string) {
-                    Ok(expr) => Some(expr),
-                    Err(_) => return error(self, "FILTER_DATA_NOT_EXIST"),
+                // The filter data registered by heartbeats, not the table entry, is what evaluates.
+                let Some(fd) = broker.filter_manager.get(&mq.topic, &group) else { return error(self, "FILTER_DATA_NOT_EXIST") };
+                if fd.client_version < req.sub_version {
+                    return error(self, "FILTER_DATA_NOT_LATEST");
                 }
+                let Some(expr) = fd.compiled.clone() else { return error(self, "FILTER_DATA_NOT_EXIST") };
+                let bloom = if broker.enable_calc_filter_bitmap {
+                    fd.bloom.as_ref().map(|b| (b.bit_pos.clone(), fd.born_time))
+                } else {
+                    None
+                };
+                Some((expr, bloom))
             }
             ExpressionType::Other(_) => return error(self, "SUBSCRIPTION_PARSE_FAILED"),
         };
@@ -1124,24 +1181,31 @@ impl World {
                 next = o + 1;
                 o += 1;
                 if !sub.broker_tag_match(e.tags_code) {
-                    skipped.push(e.msg);
+                    skipped.push((e.msg, None));
                     continue;
                 }
-                if let Some(expr) = &sql {
-                    if !filter::matches_sql(expr, &self.messages[e.msg as usize]) {
-                        skipped.push(e.msg);
+                if let Some((expr, bloom)) = &sql {
+                    let m = &self.messages[e.msg as usize];
+                    if let Some(miss) = self.bloom_precheck(broker, bloom.as_ref(), m) {
+                        skipped.push((e.msg, Some(miss)));
+                        continue;
+                    }
+                    let verdict = filter::evaluate(expr, m);
+                    if verdict != Verdict::True {
+                        skipped.push((e.msg, Some(verdict.as_str())));
                         continue;
                     }
                 }
                 found.push(e.msg);
             }
             if self.trace_messages {
-                for m in &skipped {
+                for &(m, verdict) in &skipped {
                     self.emit(Event::BrokerFiltered {
-                        msg: *m,
+                        msg: m,
                         client: client.clone(),
                         expression: sub.sub_string.clone(),
                         table_owner: writer.clone(),
+                        verdict,
                     });
                 }
             }
@@ -1177,6 +1241,40 @@ impl World {
         });
         self.commit_from_pull(b, req);
         Some((status, next, msgs))
+    }
+
+    /// `isMatchedByConsumeQueue` for SQL92: with bitmaps on, a message stored after the filter
+    /// data was born must hit the group's bloom bits. `Some("BLOOM_MISS")` when it does not.
+    fn bloom_precheck(&self, broker: &Broker, bloom: Option<&(Vec<i32>, u64)>, m: &Message) -> Option<&'static str> {
+        let (bit_pos, born) = bloom?;
+        let bitmap = broker.bitmaps.get(&m.id)?;
+        if m.born_at < *born {
+            return None;
+        }
+        match broker.filter_manager.bloom_filter().is_hit(bit_pos, bitmap) {
+            Ok(false) => Some("BLOOM_MISS"),
+            _ => None,
+        }
+    }
+
+    /// `CommitLogDispatcherCalcBitMap`: OR in the bits of every group whose filter matches.
+    fn calc_bitmap(&mut self, b: usize, msg: MsgId) {
+        let broker = &self.brokers[b];
+        let m = &self.messages[msg as usize];
+        let filters = broker.filter_manager.get_topic(&m.topic);
+        if filters.is_empty() {
+            return;
+        }
+        let bf = broker.filter_manager.bloom_filter();
+        let mut bits = bf.new_bitmap();
+        for fd in filters {
+            if let (Some(expr), Some(data)) = (&fd.compiled, &fd.bloom) {
+                if filter::evaluate(expr, m) == Verdict::True {
+                    let _ = bf.hash_positions_to(&data.bit_pos, &mut bits);
+                }
+            }
+        }
+        self.brokers[b].bitmaps.insert(msg, bits);
     }
 
     fn commit_from_pull(&mut self, b: usize, req: &PullRequest) {

@@ -40,6 +40,11 @@ pub struct Scenario {
 pub struct BrokerSpec {
     pub name: String,
     pub enable_property_filter: bool,
+    /// `enableCalcFilterBitMap` (with the consume-queue extension it needs): bloom bitmaps at dispatch.
+    pub enable_calc_filter_bitmap: bool,
+    /// The ConsumerFilterManager design: before or after apache/rocketmq PR #10714.
+    pub filter_index: crate::sim::rocketmq::filter_manager::IndexDesign,
+    pub sql92_version: crate::sim::rocketmq::sql92::Sql92Version,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use super::*;
 use crate::sim::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
+use crate::sim::rocketmq::filter_manager::IndexDesign;
+use crate::sim::rocketmq::sql92::Sql92Version;
 
 /// Upper bounds that keep a hostile or mistaken scenario from exhausting memory.
 const MAX_TIME: u64 = 10_000_000_000; // ~115 days of logical time
@@ -101,8 +103,30 @@ fn read_broker(v: &Value, path: &str, e: &mut Errors) -> Option<BrokerSpec> {
     let mut o = Obj::new(v, path, e)?;
     let name = o.req_str("name", e).map(str::to_string);
     let enable_property_filter = o.bool("enablePropertyFilter", e).unwrap_or(false);
+    let enable_calc_filter_bitmap = o.bool("enableCalcFilterBitMap", e).unwrap_or(false);
+    let filter_index = match o.str("filterIndex", e) {
+        None => IndexDesign::TopicScan,
+        Some(s) => IndexDesign::parse(s).unwrap_or_else(|| {
+            e.push(&format!("{path}.filterIndex"), format!("expected \"topicScan\" or \"groupIndex\", found {s:?}"));
+            IndexDesign::TopicScan
+        }),
+    };
+    let sql92_version = match o.str("sql92Version", e) {
+        None | Some("5") => Sql92Version::V5,
+        Some("4.9") => Sql92Version::V4_9,
+        Some(s) => {
+            e.push(&format!("{path}.sql92Version"), format!("expected \"4.9\" or \"5\", found {s:?}"));
+            Sql92Version::V5
+        }
+    };
     o.finish(e);
-    Some(BrokerSpec { name: non_empty(name?, &format!("{path}.name"), e)?, enable_property_filter })
+    Some(BrokerSpec {
+        name: non_empty(name?, &format!("{path}.name"), e)?,
+        enable_property_filter,
+        enable_calc_filter_bitmap,
+        filter_index,
+        sql92_version,
+    })
 }
 
 fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
@@ -509,25 +533,25 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             | Action::CrashConsumer { client_id }
             | Action::Unsubscribe { client_id, .. } => {
                 if !clients.contains(client_id) {
-                    e.push(&p, format!("{}: unknown consumer {client_id:?}", a.action.name()));
+                    e.push(p, format!("{}: unknown consumer {client_id:?}", a.action.name()));
                 }
             }
             Action::Subscribe { client_id, subscription } => {
                 if !clients.contains(client_id) {
-                    e.push(&p, format!("subscribe: unknown consumer {client_id:?}"));
+                    e.push(p, format!("subscribe: unknown consumer {client_id:?}"));
                 }
                 if !topics.contains(subscription.topic.as_str()) {
-                    e.push(&p, format!("subscribe: unknown topic {:?}", subscription.topic));
+                    e.push(p, format!("subscribe: unknown topic {:?}", subscription.topic));
                 }
             }
             Action::SetQueueCount { topic, .. } => {
                 if !topics.contains(topic.as_str()) {
-                    e.push(&p, format!("setQueueCount: unknown topic {topic:?}"));
+                    e.push(p, format!("setQueueCount: unknown topic {topic:?}"));
                 }
             }
             Action::SetAllocation { group, .. } => {
                 if !groups.contains(group.as_str()) {
-                    e.push(&p, format!("setAllocation: unknown group {group:?}"));
+                    e.push(p, format!("setAllocation: unknown group {group:?}"));
                 }
             }
             Action::AddConsumer { .. } => {}
