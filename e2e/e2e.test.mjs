@@ -5,7 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -201,5 +202,121 @@ test('an invalid subscription expression shows an inline error and changes nothi
   await input.fill('TagA || TagB');
   assert.equal(await page.$('[data-testid="subscription-error"]'), null);
   await page.close();
+  assert.deepEqual(errors, []);
+});
+
+// Non-background pixels on a canvas: proves something was drawn there.
+async function inkedPixels(page, testid) {
+  return page.$eval(`[data-testid="${testid}"]`, (c) => {
+    const ctx = c.getContext('2d');
+    if (!ctx || c.width === 0 || c.height === 0) return 0;
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240) n++;
+    return n;
+  });
+}
+
+test('plots are drawn; clicking a log row shows its provenance', async () => {
+  const { page, errors } = await openPage();
+  await playToEnd(page);
+  await page.waitForSelector('[data-testid="plot-backlog"][data-drawn]');
+  await page.waitForSelector('[data-testid="plot-consumed"][data-drawn]');
+  assert.ok((await inkedPixels(page, 'plot-backlog')) > 500, 'backlog plot is blank');
+  assert.ok((await inkedPixels(page, 'plot-consumed')) > 500, 'consumed plot is blank');
+  assert.match(await page.textContent('[data-testid="provenance"]'), /Click an event-log row/);
+  const row = page.locator('[data-testid="event-log"] [data-event-id]', { hasText: ' consumed m' }).last();
+  const id = await row.getAttribute('data-event-id');
+  await row.click();
+  await page.waitForSelector('[data-testid="cause-chain"] li');
+  const chain = await page.$$eval('[data-testid="cause-chain"] li', (els) => els.map((e) => e.textContent));
+  assert.ok(chain.length >= 2, `cause chain too short: ${chain}`);
+  assert.ok(chain[0].startsWith(`#${id} `), `chain starts at the clicked event: ${chain[0]}`);
+  const msgEvents = await page.$$eval('[data-testid="message-events"] li', (els) => els.map((e) => e.textContent));
+  assert.ok(msgEvents.some((t) => / stored m\d+/.test(t)), `message events lack the store: ${msgEvents}`);
+  assert.ok(msgEvents.some((t) => / consumed m\d+/.test(t)));
+  await page.locator('[data-testid="provenance"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'provenance.png') });
+  // A message cell on the canvas opens that message's provenance too.
+  const box = await page.locator('[data-testid="canvas-topology"]').boundingBox();
+  let hit = false;
+  for (let x = 120; x < box.width * 0.6 && !hit; x += 4) {
+    await page.mouse.click(box.x + x, box.y + 52);
+    hit = (await page.$('[data-testid="message-events"]')) !== null &&
+      (await page.textContent('[data-testid="cause-chain"]')).includes(' stored m');
+  }
+  assert.ok(hit, 'clicking a queue cell did not select its message');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+test('performance: first frame, frame time with 5,000 messages in flight, gzipped size', async () => {
+  // Time from navigation to the first drawn frame (performance.now() is relative to navigation start).
+  const first = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(baseUrl);
+    await page.waitForFunction(() => typeof window.__mqvizFirstFrame === 'number', null, { timeout: 20000 });
+    first.push(await page.evaluate(() => window.__mqvizFirstFrame));
+    await page.close();
+  }
+
+  const { page, errors } = await openPage();
+  await page.goto(`${baseUrl}#bench`);
+  await page.reload(); // the fragment is read at start-up
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="canvas-topology"]')?.dataset.dots) >= 5000, null, {
+    timeout: 30000,
+  });
+  const m = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const c = document.querySelector('[data-testid="canvas-topology"]');
+        const start = window.__mqvizFrameMs.length;
+        const intervals = [];
+        const dots = [];
+        let last = null;
+        const t0 = performance.now();
+        function frame(ts) {
+          if (last !== null) intervals.push(ts - last);
+          last = ts;
+          dots.push(Number(c.dataset.dots));
+          if (performance.now() - t0 < 3000) requestAnimationFrame(frame);
+          else resolve({ intervals, work: window.__mqvizFrameMs.slice(start), dots });
+        }
+        requestAnimationFrame(frame);
+      }),
+  );
+  await page.screenshot({ path: join(artifacts, 'bench.png') });
+  await page.close();
+
+  let gz = 0;
+  let raw = 0;
+  for (const f of readdirSync(dist)) {
+    if (f.endsWith('.wasm') || f.endsWith('.js')) {
+      const b = readFileSync(join(dist, f));
+      raw += b.length;
+      gz += gzipSync(b, { level: 9 }).length;
+    }
+  }
+  const figures = {
+    firstFrameMs: first.map((x) => Math.round(x)),
+    frameIntervalMs: { p50: pct(m.intervals, 50), p95: pct(m.intervals, 95), frames: m.intervals.length },
+    loopWorkMs: { p50: pct(m.work, 50), p95: pct(m.work, 95), samples: m.work.length },
+    dotsInFlight: { min: Math.min(...m.dots), max: Math.max(...m.dots) },
+    wasmJsBytes: { raw, gzip: gz, gzipKB: Math.round(gz / 1024) },
+  };
+  writeFileSync(join(artifacts, 'perf.json'), JSON.stringify(figures, null, 2));
+  console.log(`PERF ${JSON.stringify(figures)}`);
+  // Generous sanity bounds only; the figures are what matters.
+  assert.ok(figures.dotsInFlight.min >= 5000, `fewer than 5,000 dots in flight: ${figures.dotsInFlight.min}`);
+  assert.ok(figures.frameIntervalMs.p95 < 250, `frame p95 ${figures.frameIntervalMs.p95} ms`);
+  assert.ok(Math.min(...first) < 10000, `first frame ${first} ms`);
+  assert.ok(gz < 3 * 1024 * 1024, `gzipped wasm+js ${gz} bytes`);
   assert.deepEqual(errors, []);
 });

@@ -7,10 +7,12 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::canvas::draw;
+use super::canvas::{draw, message_at};
 use super::editor::Editor;
 use super::inspector::Inspector;
+use super::plots::{draw_backlog, draw_consumed};
 use super::state::{fmt_ms, Sim, PRESETS};
+use super::track::Tracker;
 
 fn prefers_reduced_motion() -> bool {
     web_sys::window()
@@ -30,19 +32,57 @@ fn speed_label(log: f64) -> String {
 
 type FrameCallback = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 
+/// The canvases the frame loop draws.
+#[derive(Clone, Copy)]
+struct Canvases {
+    topology: NodeRef<leptos::html::Canvas>,
+    backlog: NodeRef<leptos::html::Canvas>,
+    consumed: NodeRef<leptos::html::Canvas>,
+}
+
+fn perf_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Sets `window[name] = value` (figures for the performance test).
+fn set_global(name: &str, value: &JsValue) {
+    if let Some(win) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&win, &JsValue::from_str(name), value);
+    }
+}
+
+/// Plots redraw at most this often while playing (and always at most once per frame).
+const PLOT_INTERVAL_MS: f64 = 100.0;
+/// The DOM panels follow the World at most this often while playing.
+const UI_INTERVAL_MS: f64 = 100.0;
+/// Frame-time samples kept for `window.__mqvizFrameMs` in bench mode.
+const FRAME_SAMPLES: u32 = 4000;
+
 /// One requestAnimationFrame loop for the whole page: advances simulated time by wall time ×
-/// speed while playing, and redraws the canvas at most once per frame.
-fn start_loop(sim: Sim, canvas: NodeRef<leptos::html::Canvas>) {
+/// speed while playing, reads the new log entries once, and redraws the canvas and the plots
+/// at most once per frame.
+fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let reduced = prefers_reduced_motion();
     let last_ts: Rc<Cell<Option<f64>>> = Rc::new(Cell::new(None));
     let carry = Rc::new(Cell::new(0.0f64));
+    let clock = Rc::new(Cell::new(0.0f64));
     let drawn_version = Rc::new(Cell::new(u64::MAX));
+    let plotted = Rc::new(Cell::new((u64::MAX, 0u64, f64::MIN)));
+    let first = Rc::new(Cell::new(false));
+    let last_sync = Rc::new(Cell::new(f64::MIN));
+    let tracker = Rc::new(RefCell::new(Tracker::default()));
+    let samples = js_sys::Array::new();
+    if bench {
+        set_global("__mqvizFrameMs", &samples);
+    }
     let cb: FrameCallback = Rc::new(RefCell::new(None));
     let cb2 = cb.clone();
     *cb.borrow_mut() = Some(Closure::new(move |ts: f64| {
+        let t0 = perf_now();
         let prev = last_ts.replace(Some(ts));
-        if sim.playing.get_untracked() {
-            let dt = prev.map(|p| (ts - p).clamp(0.0, 100.0)).unwrap_or(0.0);
+        let dt = prev.map(|p| (ts - p).clamp(0.0, 100.0)).unwrap_or(0.0);
+        let playing = sim.playing.get_untracked();
+        if playing {
             let adv = dt * sim.speed() + carry.get();
             let whole = adv.floor();
             carry.set(adv - whole);
@@ -56,21 +96,56 @@ fn start_loop(sim: Sim, canvas: NodeRef<leptos::html::Canvas>) {
                 .unwrap_or(true);
             if done {
                 sim.playing.set(false);
+                sim.sync_ui();
+            } else if ts - last_sync.get() >= UI_INTERVAL_MS {
+                last_sync.set(ts);
+                sim.sync_ui();
             }
         } else {
             carry.set(0.0);
+            sim.sync_ui();
+        }
+        let animate = playing && !reduced;
+        if animate {
+            clock.set(clock.get() + dt);
         }
         let v = sim.version.get_untracked();
-        let animate = sim.playing.get_untracked() && !reduced;
-        if v != drawn_version.get() || animate {
-            drawn_version.set(v);
-            if let Some(el) = canvas.get_untracked() {
-                sim.world.with_value(|w| {
-                    if let Some(w) = w {
-                        draw(&el, w, if animate { Some(ts) } else { None });
-                    }
-                });
+        let epoch = sim.epoch.get_value();
+        let mut t = tracker.borrow_mut();
+        let mut dots = None;
+        sim.world.with_value(|w| {
+            let Some(w) = w else { return };
+            if v != drawn_version.get() || animate {
+                t.update(w, epoch, animate.then(|| (clock.get(), sim.speed())));
+                if let Some(el) = cv.topology.get_untracked() {
+                    dots = Some(draw(&el, w, &t, clock.get()));
+                }
             }
+        });
+        drawn_version.set(v);
+        let (pv, pe, pts) = plotted.get();
+        if (t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS) {
+            if let Some(el) = cv.backlog.get_untracked() {
+                draw_backlog(&el, &t);
+            }
+            if let Some(el) = cv.consumed.get_untracked() {
+                draw_consumed(&el, &t);
+            }
+            plotted.set((t.series_version, epoch, ts));
+        }
+        drop(t);
+        if let Some(n) = dots {
+            if !first.replace(true) {
+                set_global("__mqvizFirstFrame", &JsValue::from_f64(perf_now()));
+            }
+            if bench {
+                if let Some(el) = cv.topology.get_untracked() {
+                    let _ = el.set_attribute("data-dots", &n.to_string());
+                }
+            }
+        }
+        if bench && samples.length() < FRAME_SAMPLES {
+            samples.push(&JsValue::from_f64(perf_now() - t0));
         }
         if let (Some(win), Some(f)) = (web_sys::window(), cb2.borrow().as_ref()) {
             let _ = win.request_animation_frame(f.as_ref().unchecked_ref());
@@ -86,16 +161,35 @@ pub fn App() -> impl IntoView {
     let sim = Sim::new();
     provide_context(sim);
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let cv = Canvases { topology: canvas, backlog: NodeRef::new(), consumed: NodeRef::new() };
+    // `#bench` (exactly) loads the generated load scenario and plays it at 1×; any other
+    // fragment is ignored.
+    let bench = web_sys::window().and_then(|w| w.location().hash().ok()).is_some_and(|h| h == "#bench");
+    if bench {
+        sim.load_bench();
+        sim.speed_log.set(0.0);
+        sim.playing.set(true);
+    }
 
     Effect::new(move |prev: Option<()>| {
         if prev.is_none() {
-            start_loop(sim, canvas);
+            start_loop(sim, cv, bench);
         }
     });
+
+    // Clicking a message cell on the canvas shows that message's provenance.
+    let on_canvas_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(msg) = message_at(ev.offset_x() as f64, ev.offset_y() as f64) else { return };
+        let first = sim.peek(|w| w.msg_events.iter().find(|(m, _)| *m == msg).map(|(_, e)| e.0)).flatten();
+        if let Some(id) = first {
+            sim.selected.set(Some(id));
+        }
+    };
 
     let toggle_play = move || {
         if sim.playing.get_untracked() {
             sim.playing.set(false);
+            sim.sync_ui();
         } else if !sim.at_end() {
             sim.playing.set(true);
         }
@@ -138,7 +232,11 @@ pub fn App() -> impl IntoView {
         sim.preset.track();
         sim.peek(|w| w.scenario.name.clone()).unwrap_or_default()
     };
-    let now_ms = move || sim.read(|w| w.now).unwrap_or(0);
+    // The clock follows every frame (one text node).
+    let sim_now = move || {
+        sim.version.track();
+        sim.peek(|w| w.now).unwrap_or(0)
+    };
     let until_ms = move || {
         sim.version.track();
         sim.until()
@@ -231,11 +329,11 @@ pub fn App() -> impl IntoView {
                 <span
                     class="clock"
                     data-testid="sim-time"
-                    data-ms=move || now_ms().to_string()
+                    data-ms=move || sim_now().to_string()
                     data-until=move || until_ms().to_string()
-                    data-at-end=move || (now_ms() >= until_ms()).to_string()
+                    data-at-end=move || (sim_now() >= until_ms()).to_string()
                 >
-                    {move || format!("t = {} / {}", fmt_ms(now_ms()), fmt_ms(until_ms()))}
+                    {move || format!("t = {} / {}", fmt_ms(sim_now()), fmt_ms(until_ms()))}
                 </span>
                 <button class="help-btn" title="Keyboard shortcuts (?)" on:click=move |_| sim.show_help.update(|h| *h = !*h)>
                     "?"
@@ -253,12 +351,26 @@ pub fn App() -> impl IntoView {
                 <Editor />
             </aside>
             <main class="stage">
-                <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Broker queues and consumer assignment"></canvas>
+                <canvas
+                    data-testid="canvas-topology"
+                    node_ref=canvas
+                    on:click=on_canvas_click
+                    title="Click a message cell to see its provenance"
+                    aria-label="Producers, broker queues, consumers, assignment and messages in flight"
+                ></canvas>
                 <div class="legend">
                     <span><i class="sw stored"></i>"stored"</span>
                     <span><i class="sw committed"></i>"committed offset"</span>
                     <span><i class="sw edge"></i>"assignment"</span>
                     <span><i class="sw unowned"></i>"unowned queue"</span>
+                    <span><i class="dot d-stored"></i>"sent"</span>
+                    <span><i class="dot d-consumed"></i>"consumed"</span>
+                    <span><i class="dot d-broker"></i>"dropped by broker tag filter"</span>
+                    <span><i class="dot d-client"></i>"dropped by client tag filter"</span>
+                </div>
+                <div class="plots">
+                    <canvas data-testid="plot-backlog" node_ref=cv.backlog aria-label="Backlog per queue over time"></canvas>
+                    <canvas data-testid="plot-consumed" node_ref=cv.consumed aria-label="Consumed per second per consumer"></canvas>
                 </div>
             </main>
             <aside class="panel inspector-panel">

@@ -1,14 +1,55 @@
 //! The topology canvas: the broker's queues drawn as logs (stored entries, committed offset),
-//! the consumers, and assignment edges queue → consumer. Pure drawing from the World.
+//! the producers, the consumers, assignment edges queue → consumer and the message dots in flight
+//! (producer → queue → consumer; filtered ones drop, coloured by the filter that dropped them).
+//! Pure drawing from the World and the frame `Tracker`; canvas only, no DOM node per message.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::track::{DotKind, Tracker, DOT_MS};
 use crate::sim::rocketmq::events::MsgId;
 use crate::sim::rocketmq::types::MessageQueue;
 use crate::sim::rocketmq::world::{is_system_topic, World};
+
+/// Dot colours: stored (producer → queue), consumed, dropped by the broker's tag-hash filter,
+/// dropped by the consumer's own tag filter. Mirrored by the legend in app.rs / style.css.
+const DOT_STORED: &str = "#64748b";
+const DOT_CONSUMED: &str = "#059669";
+const DOT_BROKER: &str = "#ea580c";
+const DOT_CLIENT: &str = "#c026d3";
+
+/// Where the last frame drew each queue's visible cells, for clicks on a message.
+struct HitRow {
+    y: f64,
+    h: f64,
+    msgs: Vec<MsgId>,
+}
+struct HitLayout {
+    bar_x: f64,
+    cell_w: f64,
+    rows: Vec<HitRow>,
+}
+
+thread_local! {
+    static HIT: RefCell<Option<HitLayout>> = const { RefCell::new(None) };
+}
+
+/// The message whose queue cell is at canvas CSS pixel (x, y) in the last drawn frame.
+pub fn message_at(x: f64, y: f64) -> Option<MsgId> {
+    HIT.with(|h| {
+        let h = h.borrow();
+        let l = h.as_ref()?;
+        let r = l.rows.iter().find(|r| y >= r.y && y <= r.y + r.h)?;
+        if x < l.bar_x || l.cell_w <= 0.0 {
+            return None;
+        }
+        let k = ((x - l.bar_x) / l.cell_w).floor() as usize;
+        r.msgs.get(k).copied()
+    })
+}
 
 const BG: &str = "#ffffff";
 const INK: &str = "#1f2937";
@@ -20,9 +61,14 @@ const COMMIT: &str = "#059669";
 const TAG_COLORS: [&str; 6] = ["#2563eb", "#ea580c", "#7c3aed", "#0891b2", "#ca8a04", "#db2777"];
 
 struct QueueRow {
+    broker: usize,
     mq: MessageQueue,
-    /// (tag colour index, consumed by the group?) per stored entry.
-    cells: Vec<(usize, bool)>,
+    /// Entries stored in the queue (the cells show the newest that fit).
+    len: usize,
+    /// Offset of the first visible cell.
+    start: usize,
+    /// (message, tag colour index, consumed?) per visible entry.
+    cells: Vec<(MsgId, usize, bool)>,
     committed: Option<u64>,
     owner: Option<usize>,
 }
@@ -52,9 +98,17 @@ fn rounded(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64, r: f6
     ctx.close_path();
 }
 
-/// Draws the world. `anim` is the frame time when dots should move (playing, motion allowed).
-pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
-    let Some(win) = web_sys::window() else { return };
+fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
+    let mx = (p0.0 + p1.0) / 2.0;
+    let u = 1.0 - t;
+    let x = u * u * u * p0.0 + 3.0 * u * u * t * mx + 3.0 * u * t * t * mx + t * t * t * p1.0;
+    let y = u * u * u * p0.1 + 3.0 * u * u * t * p0.1 + 3.0 * u * t * t * p1.1 + t * t * t * p1.1;
+    (x, y)
+}
+
+/// Draws the world. `clock` is the animation clock (ms) the dots are positioned by.
+pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize {
+    let Some(win) = web_sys::window() else { return 0 };
     let dpr = win.device_pixel_ratio().max(1.0);
     let cw = el.client_width().max(200) as f64;
     let ch = el.client_height().max(200) as f64;
@@ -63,49 +117,59 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
         el.set_width(pw);
         el.set_height(ph);
     }
-    let Ok(Some(ctx)) = el.get_context("2d") else { return };
-    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else { return };
+    let Ok(Some(ctx)) = el.get_context("2d") else { return 0 };
+    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else { return 0 };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.set_fill_style_str(BG);
     ctx.fill_rect(0.0, 0.0, cw, ch);
 
+    let pad = 16.0;
+    let prod_w = if w.producers.is_empty() { 0.0 } else { 84.0 };
+    let bx0 = pad + prod_w;
+    let broker_w = ((cw - 2.0 * pad) * 0.66 - prod_w).max(220.0);
+    let multi_topic = {
+        let mut ts = w.brokers.iter().flat_map(|b| b.cqs.keys()).filter(|t| !is_system_topic(t));
+        let first = ts.next();
+        ts.any(|t| Some(t) != first)
+    };
+    let label_w = if multi_topic { 130.0 } else { 64.0 };
+    let info_w = 62.0;
+    let bar_x = bx0 + 10.0 + label_w;
+    let bar_w = (broker_w - label_w - info_w - 20.0).max(40.0);
+    // At most one cell per 4 px: long logs show their newest entries.
+    let max_cells = ((bar_w / 4.0).floor() as usize).max(10);
+
     // Gather queue rows.
-    let consumed: BTreeSet<MsgId> =
-        w.consumers.iter().flat_map(|c| c.consumed.iter().map(|&m| w.messages[m as usize].root())).collect();
     let mut tags: Vec<String> = Vec::new();
     let mut rows: Vec<QueueRow> = Vec::new();
-    for b in &w.brokers {
+    for (bi, b) in w.brokers.iter().enumerate() {
         for (topic, cqs) in &b.cqs {
             if is_system_topic(topic) {
                 continue;
             }
             for (q, cq) in cqs.iter().enumerate() {
                 let mq = MessageQueue::new(topic.as_str(), &*b.name, q as u32);
-                let cells = cq
-                    .entries
+                let len = cq.entries.len();
+                let start = len.saturating_sub(max_cells);
+                let cells = cq.entries[start..]
                     .iter()
                     .map(|e| {
-                        let m = &w.messages[e.msg as usize];
-                        (tag_index(&mut tags, m.tag.as_deref()), consumed.contains(&m.id))
+                        let done =
+                            w.messages.get(e.msg as usize).is_some_and(|m| t.consumed_root.get(m.root() as usize) == Some(&true));
+                        let tag = w.messages.get(e.msg as usize).and_then(|m| m.tag.as_deref());
+                        (e.msg, tag_index(&mut tags, tag), done)
                     })
                     .collect();
                 let committed = b.offsets.iter().find(|((t, _, qid), _)| t == topic && *qid as usize == q).map(|(_, o)| *o);
                 let owner = w.consumers.iter().position(|c| c.running && c.pqs.contains_key(&mq));
-                rows.push(QueueRow { mq, cells, committed, owner });
+                rows.push(QueueRow { broker: bi, mq, len, start, cells, committed, owner });
             }
         }
     }
 
-    let pad = 16.0;
-    let broker_w = (cw * 0.54).max(200.0);
     let top = 34.0;
     let n = rows.len().max(1) as f64;
     let row_h = ((ch - top - pad - 26.0) / n).clamp(18.0, 46.0);
-    let multi_topic = rows.iter().any(|o| o.mq.topic != rows[0].mq.topic);
-    let label_w = if multi_topic { 130.0 } else { 64.0 };
-    let info_w = 96.0;
-    let bar_x = pad + 10.0 + label_w;
-    let bar_w = (broker_w - label_w - info_w - 20.0).max(40.0);
     let cap = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0).max(10) as f64;
     let cell_w = bar_w / cap;
 
@@ -113,7 +177,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
     let broker_names: Vec<String> = w.brokers.iter().map(|b| b.name.to_string()).collect();
     ctx.set_stroke_style_str(LINE);
     ctx.set_line_width(1.0);
-    rounded(&ctx, pad, top - 22.0, broker_w, row_h * n + 30.0, 8.0);
+    rounded(&ctx, bx0, top - 22.0, broker_w, row_h * n + 30.0, 8.0);
     ctx.set_fill_style_str("#f9fafb");
     ctx.fill();
     ctx.stroke();
@@ -121,24 +185,29 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
     ctx.set_font("600 13px system-ui, sans-serif");
     ctx.set_text_baseline("middle");
     ctx.set_text_align("left");
-    let _ = ctx.fill_text(&format!("Broker {}", broker_names.join(", ")), pad + 10.0, top - 10.0);
+    let _ = ctx.fill_text(&format!("Broker {}", broker_names.join(", ")), bx0 + 10.0, top - 10.0);
+    ctx.set_font("10px system-ui, sans-serif");
+    ctx.set_fill_style_str(MUTED);
+    let _ = ctx.fill_text("max · commit", bar_x + bar_w + 8.0, top - 10.0);
 
     let mut row_y = Vec::new();
+    let mut hit_rows = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let y = top + 4.0 + i as f64 * row_h;
         let h = (row_h - 8.0).max(10.0);
         row_y.push(y + h / 2.0);
+        hit_rows.push(HitRow { y, h, msgs: r.cells.iter().map(|c| c.0).collect() });
         ctx.set_font("12px system-ui, sans-serif");
         ctx.set_fill_style_str(if r.owner.is_none() { UNOWNED } else { INK });
         let label = if multi_topic { format!("{} q{}", r.mq.topic, r.mq.queue_id) } else { format!("queue {}", r.mq.queue_id) };
-        let _ = ctx.fill_text(&label, pad + 10.0, y + h / 2.0);
+        let _ = ctx.fill_text(&label, bx0 + 10.0, y + h / 2.0);
         // Log bar.
         ctx.set_fill_style_str("#ffffff");
         ctx.fill_rect(bar_x, y, bar_w, h);
         ctx.set_stroke_style_str(if r.owner.is_none() { UNOWNED } else { LINE });
         ctx.set_line_width(if r.owner.is_none() { 1.5 } else { 1.0 });
         ctx.stroke_rect(bar_x, y, bar_w, h);
-        for (k, (tag, done)) in r.cells.iter().enumerate() {
+        for (k, (_, tag, done)) in r.cells.iter().enumerate() {
             let x = bar_x + k as f64 * cell_w + 1.0;
             let cwid = (cell_w - 2.0).max(1.0);
             let col = TAG_COLORS[tag % TAG_COLORS.len()];
@@ -151,8 +220,8 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
                 ctx.stroke_rect(x + 0.5, y + 2.5, cwid - 1.0, h - 5.0);
             }
         }
-        if let Some(c) = r.committed {
-            let x = bar_x + (c as f64).min(cap) * cell_w;
+        if let Some(c) = r.committed.filter(|&c| c as usize >= r.start) {
+            let x = bar_x + ((c as usize - r.start) as f64).min(cap) * cell_w;
             ctx.set_stroke_style_str(COMMIT);
             ctx.set_line_width(2.0);
             ctx.begin_path();
@@ -163,16 +232,38 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
         ctx.set_fill_style_str(MUTED);
         ctx.set_font("11px system-ui, sans-serif");
         let _ = ctx.fill_text(
-            &format!("max {} · commit {}", r.cells.len(), r.committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into())),
+            &format!("{} · {}", r.len, r.committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into())),
             bar_x + bar_w + 8.0,
             y + h / 2.0,
         );
     }
 
+    // Producers: small boxes in the left column, spread over the queue rows.
+    let bx1 = bx0 + broker_w;
+    let np = w.producers.len();
+    let rows_mid = top + 4.0 + row_h * n / 2.0;
+    let mut prod_y = Vec::new();
+    for (i, p) in w.producers.iter().enumerate() {
+        let y = rows_mid + (i as f64 - (np as f64 - 1.0) / 2.0) * 40.0;
+        prod_y.push(y);
+        rounded(&ctx, pad, y - 14.0, prod_w - 16.0, 28.0, 6.0);
+        ctx.set_fill_style_str("#f8fafc");
+        ctx.fill();
+        ctx.set_stroke_style_str(DOT_STORED);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        ctx.set_fill_style_str(INK);
+        ctx.set_font("11px system-ui, sans-serif");
+        let id: String = p.id.chars().take(8).collect();
+        let _ = ctx.fill_text(&id, pad + 5.0, y - 3.0);
+        ctx.set_fill_style_str(MUTED);
+        let _ = ctx.fill_text(&format!("sent {}", p.sent), pad + 5.0, y + 8.0);
+    }
+
     // Consumers.
-    let cx = pad + broker_w + ((cw - broker_w - 2.0 * pad) * 0.25).max(40.0);
+    let cx = bx1 + ((cw - bx1 - pad) * 0.25).max(40.0);
     let cbox_w = (cw - cx - pad).max(90.0);
-    let max_chars = ((cbox_w - 16.0) / 6.2).max(6.0) as usize;
+    let max_chars = ((cbox_w - 16.0) / 7.0).max(6.0) as usize;
     let fit = |line: String| {
         if line.chars().count() > max_chars {
             line.chars().take(max_chars.saturating_sub(1)).collect::<String>() + "…"
@@ -209,7 +300,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
     // Assignment edges.
     for (i, r) in rows.iter().enumerate() {
         let Some(o) = r.owner else { continue };
-        let (x0, y0) = (pad + broker_w, row_y[i]);
+        let (x0, y0) = (bx1, row_y[i]);
         let (x1, y1) = (cx, cons_y[o]);
         let mx = (x0 + x1) / 2.0;
         ctx.set_stroke_style_str(EDGE);
@@ -218,16 +309,58 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
         ctx.move_to(x0, y0);
         ctx.bezier_curve_to(mx, y0, mx, y1, x1, y1);
         ctx.stroke();
-        // A dot travelling along the edge while playing (skipped with reduced motion).
-        if let Some(ts) = anim {
-            let t = ((ts / 900.0) + i as f64 * 0.23).fract();
-            let u = 1.0 - t;
-            let px = u * u * u * x0 + 3.0 * u * u * t * mx + 3.0 * u * t * t * mx + t * t * t * x1;
-            let py = u * u * u * y0 + 3.0 * u * u * t * y0 + 3.0 * u * t * t * y1 + t * t * t * y1;
-            ctx.set_fill_style_str(EDGE);
-            ctx.begin_path();
-            let _ = ctx.arc(px, py, 3.0, 0.0, std::f64::consts::TAU);
+    }
+
+    // Message dots, batched into one path per colour.
+    let row_of: HashMap<(usize, &str, u32), usize> =
+        rows.iter().enumerate().map(|(i, r)| ((r.broker, &*r.mq.topic, r.mq.queue_id), i)).collect();
+    let mut drawn = 0usize;
+    for (kind, colour) in [
+        (DotKind::Stored, DOT_STORED),
+        (DotKind::Consumed, DOT_CONSUMED),
+        (DotKind::BrokerFiltered, DOT_BROKER),
+        (DotKind::ClientFiltered, DOT_CLIENT),
+    ] {
+        ctx.begin_path();
+        let mut any = false;
+        for d in t.dots.iter().filter(|d| d.kind == kind) {
+            let Some(m) = w.messages.get(d.msg as usize) else { continue };
+            let Some(&ri) = row_of.get(&(m.broker, &*m.topic, m.queue_id)) else { continue };
+            let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);
+            let ry = row_y[ri];
+            let cy = cons_y.get(d.consumer as usize).copied().unwrap_or(ry);
+            let (x, y) = match kind {
+                DotKind::Stored => {
+                    let (px, py) = match prod_y.get(w.producers.iter().position(|p| p.id == m.producer).unwrap_or(0)) {
+                        Some(&py) => (pad + prod_w - 16.0, py),
+                        None => (bx0, ry),
+                    };
+                    let off = (m.queue_offset as usize).saturating_sub(rows[ri].start) as f64;
+                    let qx = bar_x + (off.min(cap) + 0.5) * cell_w;
+                    (px + (qx - px) * p, py + (ry - py) * p)
+                }
+                DotKind::Consumed => bezier((bx1, ry), (cx, cy), p),
+                DotKind::BrokerFiltered => {
+                    // Leaves the queue, stops a third of the way and falls.
+                    let (x, y) = bezier((bx1, ry), (cx, cy), p.min(0.35));
+                    (x, y + (p - 0.35).max(0.0) * 70.0)
+                }
+                DotKind::ClientFiltered => {
+                    // Delivered to the consumer, then dropped below it.
+                    let (x, y) = bezier((bx1, ry), (cx, cy), (p / 0.6).min(1.0));
+                    (x + 6.0 + (p - 0.6).max(0.0) * 20.0, y + (p - 0.6).max(0.0) * 90.0)
+                }
+            };
+            ctx.rect(x - 2.5, y - 2.5, 5.0, 5.0);
+            any = true;
+            drawn += 1;
+        }
+        if any {
+            // Sent dots are many and cross the queue labels: keep them light.
+            ctx.set_global_alpha(if kind == DotKind::Stored { 0.45 } else { 1.0 });
+            ctx.set_fill_style_str(colour);
             ctx.fill();
+            ctx.set_global_alpha(1.0);
         }
     }
 
@@ -246,4 +379,6 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, anim: Option<f64>) {
         ctx.set_fill_style_str(MUTED);
         let _ = ctx.fill_text("filled = consumed, outline = not consumed", x, y);
     }
+    HIT.with(|h| *h.borrow_mut() = Some(HitLayout { bar_x, cell_w, rows: hit_rows }));
+    drawn
 }

@@ -2,8 +2,10 @@
 
 use leptos::prelude::*;
 
+use leptos::wasm_bindgen::JsCast;
+
 use super::state::{fmt_ms, group_members, Sim};
-use crate::sim::engine::EventLog;
+use crate::sim::engine::{EventId, EventLog};
 use crate::sim::rocketmq::events::Event;
 use crate::sim::rocketmq::report::{assignment, group_warnings};
 
@@ -131,22 +133,28 @@ pub fn Inspector() -> impl IntoView {
         })
     };
 
-    let log_text = move || {
+    // The newest 200 entries of the chosen kind; rows are keyed by event id, so a frame only
+    // creates the rows that are new.
+    let log_ids = move || {
         let k = kind.get();
         sim.read(|w| {
-            let es = w.log.entries();
-            let picked: Vec<_> = es.iter().rev().filter(|e| k == "all" || e.kind.kind() == k).take(200).collect();
-            let mut s = String::new();
-            for e in picked.into_iter().rev() {
-                s.push_str(&EventLog::<Event>::line(e));
-                s.push('\n');
-            }
-            if s.is_empty() {
-                s.push_str("(no events yet)");
-            }
-            s
+            let mut ids: Vec<u32> =
+                w.log.entries().iter().rev().filter(|e| k == "all" || e.kind.kind() == k).take(200).map(|e| e.id.0).collect();
+            ids.reverse();
+            ids
         })
         .unwrap_or_default()
+    };
+    let on_log_click = move |ev: leptos::ev::MouseEvent| {
+        let id = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-event-id]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-event-id"))
+            .and_then(|v| v.parse::<u32>().ok());
+        if let Some(id) = id {
+            sim.selected.set(Some(id));
+        }
     };
 
     view! {
@@ -209,7 +217,106 @@ pub fn Inspector() -> impl IntoView {
                     {KINDS.into_iter().map(|k| view! { <option value=k>{k}</option> }).collect_view()}
                 </select>
             </div>
-            <pre class="log" data-testid="event-log">{log_text}</pre>
+            <div class="log" data-testid="event-log" on:click=on_log_click title="Click a row to see its provenance">
+                <For each=log_ids key=|id| *id let:id>
+                    <LogRow id=id />
+                </For>
+                {move || log_ids().is_empty().then(|| view! { <div class="muted">"(no events yet)"</div> })}
+            </div>
+        </section>
+        <Provenance />
+    }
+}
+
+/// One event-log row; its text is rendered once, when the row is created.
+#[component]
+fn LogRow(id: u32) -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let line = sim.peek(|w| w.log.get(EventId(id)).map(EventLog::<Event>::line)).flatten().unwrap_or_default();
+    view! {
+        <div class="log-row" data-event-id=id.to_string() class:selected=move || sim.selected.get() == Some(id)>
+            {line}
+        </div>
+    }
+}
+
+/// The selected event's cause chain (newest first, back to a scenario action) and, for a message
+/// event, every event of that message and its retry copies.
+#[component]
+pub fn Provenance() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let body = move || {
+        let id = sim.selected.get()?;
+        // While playing the chain cannot change; re-read only when paused (keeps frames cheap).
+        if !sim.playing.get() {
+            sim.ui_version.track();
+        }
+        sim.peek(|w| {
+            let e = w.log.get(EventId(id))?;
+            let chain: Vec<(u32, String)> =
+                w.log.cause_chain(EventId(id)).into_iter().map(|c| (c.id.0, EventLog::<Event>::line(c))).collect();
+            let msg = e.kind.message().map(|m| w.messages.get(m as usize).map(|x| x.root()).unwrap_or(m));
+            let msg_rows: Vec<(u32, String)> = match msg {
+                Some(root) => w
+                    .msg_events
+                    .iter()
+                    .filter(|(m, _)| w.messages.get(*m as usize).map(|x| x.root()) == Some(root))
+                    .filter_map(|(_, ev)| w.log.get(*ev))
+                    .map(|c| (c.id.0, EventLog::<Event>::line(c)))
+                    .collect(),
+                None => Vec::new(),
+            };
+            Some((id, chain, msg, msg_rows))
+        })
+        .flatten()
+    };
+    let row = move |(eid, line): (u32, String)| {
+        view! {
+            <li data-event-id=eid.to_string() class:selected=move || sim.selected.get() == Some(eid)>
+                <code>{line}</code>
+            </li>
+        }
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let id = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("li[data-event-id]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-event-id"))
+            .and_then(|v| v.parse::<u32>().ok());
+        if let Some(id) = id {
+            sim.selected.set(Some(id));
+        }
+    };
+    view! {
+        <section class="provenance" data-testid="provenance" on:click=on_click>
+            <div class="log-head">
+                <h2>"Provenance"</h2>
+                <Show when=move || sim.selected.get().is_some()>
+                    <button class="small-btn" title="Clear the selection" on:click=move |_| sim.selected.set(None)>
+                        "×"
+                    </button>
+                </Show>
+            </div>
+            {move || match body() {
+                None => view! { <p class="muted small">"Click an event-log row or a message cell on the canvas."</p> }.into_any(),
+                Some((id, chain, msg, msg_rows)) => {
+                    view! {
+                        <h3>{format!("Cause chain of #{id} (newest first)")}</h3>
+                        <ol class="chain" data-testid="cause-chain">{chain.into_iter().map(row).collect_view()}</ol>
+                        {msg
+                            .map(|m| {
+                                view! {
+                                    <h3>{format!("Every event of message m{m}")}</h3>
+                                    <ol class="chain" data-testid="message-events" data-msg=m.to_string()>
+                                        {msg_rows.into_iter().map(row).collect_view()}
+                                    </ol>
+                                }
+                            })}
+                    }
+                        .into_any()
+                }
+            }}
         </section>
     }
 }

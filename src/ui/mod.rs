@@ -5,9 +5,14 @@ mod app;
 mod canvas;
 mod editor;
 mod inspector;
+mod plots;
 mod state;
+mod track;
 
 pub use app::App;
+pub use editor::Editor;
+pub use inspector::Inspector;
+pub use state::{bench_scenario, Sim};
 
 /// Mounts the app on `<body>`; panics become console errors instead of a silent dead page.
 pub fn mount() {

@@ -21,16 +21,31 @@ pub fn load_preset(i: usize) -> Result<World, String> {
 #[derive(Clone, Copy)]
 pub struct Sim {
     pub world: StoredValue<Option<World>, LocalStorage>,
+    /// Bumped on every change of the World (the frame loop redraws the canvas on it).
     pub version: RwSignal<u64>,
+    /// What the DOM panels follow: equal to `version` when paused; while playing the frame loop
+    /// catches it up at most every 100 ms, so tables and the log do not re-render every frame.
+    pub ui_version: RwSignal<u64>,
     pub playing: RwSignal<bool>,
     /// log10 of the speed factor, -2..=2.
     pub speed_log: RwSignal<f64>,
     pub preset: RwSignal<usize>,
     pub load_error: RwSignal<Option<String>>,
     pub show_help: RwSignal<bool>,
+    /// Bumped whenever a different World is loaded (the frame tracker starts over).
+    pub epoch: StoredValue<u64>,
+    /// The log event whose provenance is shown.
+    pub selected: RwSignal<Option<u32>>,
+}
+
+impl Default for Sim {
+    fn default() -> Self {
+        Sim::new()
+    }
 }
 
 impl Sim {
+    /// A Sim on the default preset, paused at t=0. Needs a reactive owner (call inside a component).
     pub fn new() -> Sim {
         let (w, err) = match load_preset(0) {
             Ok(w) => (Some(w), None),
@@ -39,21 +54,60 @@ impl Sim {
         Sim {
             world: StoredValue::new_local(w),
             version: RwSignal::new(0),
+            ui_version: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed_log: RwSignal::new(1.0),
             preset: RwSignal::new(0),
             load_error: RwSignal::new(err),
             show_help: RwSignal::new(false),
+            epoch: StoredValue::new(0),
+            selected: RwSignal::new(None),
         }
+    }
+
+    fn loaded(&self, r: Result<World, String>) {
+        self.playing.set(false);
+        match r {
+            Ok(w) => {
+                self.world.set_value(Some(w));
+                self.load_error.set(None);
+            }
+            Err(e) => {
+                self.world.set_value(None);
+                self.load_error.set(Some(e));
+            }
+        }
+        self.epoch.update_value(|e| *e += 1);
+        self.selected.set(None);
+        self.bump();
+    }
+
+    /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
+    pub fn load_bench(&self) {
+        let r = parse_scenario(&bench_scenario())
+            .map(World::new)
+            .map_err(|errs| errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; "));
+        self.loaded(r);
     }
 
     pub fn bump(&self) {
         self.version.update(|v| *v += 1);
+        if !self.playing.get_untracked() {
+            self.sync_ui();
+        }
     }
 
-    /// Reads the World (subscribing to `version`); `None` when no scenario loaded.
+    /// Brings the DOM panels up to date with the World.
+    pub fn sync_ui(&self) {
+        let v = self.version.get_untracked();
+        if self.ui_version.get_untracked() != v {
+            self.ui_version.set(v);
+        }
+    }
+
+    /// Reads the World (subscribing to `ui_version`); `None` when no scenario loaded.
     pub fn read<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
-        self.version.track();
+        self.ui_version.track();
         self.world.with_value(|w| w.as_ref().map(f))
     }
 
@@ -78,19 +132,8 @@ impl Sim {
     }
 
     pub fn load(&self, i: usize) {
-        self.playing.set(false);
-        match load_preset(i) {
-            Ok(w) => {
-                self.world.set_value(Some(w));
-                self.load_error.set(None);
-            }
-            Err(e) => {
-                self.world.set_value(None);
-                self.load_error.set(Some(e));
-            }
-        }
         self.preset.set(i);
-        self.bump();
+        self.loaded(load_preset(i));
     }
 
     /// Runs the next scheduled event (not beyond `until`).
@@ -121,7 +164,8 @@ impl Sim {
     }
 
     pub fn at_end(&self) -> bool {
-        self.read(|w| w.now >= w.scenario.until).unwrap_or(true)
+        self.version.track();
+        self.peek(|w| w.now >= w.scenario.until).unwrap_or(true)
     }
 }
 
@@ -140,4 +184,34 @@ pub fn group_members(w: &World) -> Vec<(String, Vec<usize>)> {
         }
     }
     out
+}
+
+/// A generated scenario for the performance test: one topic of 8 queues fed at 4 messages per
+/// simulated millisecond, one group whose consumers disagree on the tag (so both filters drop).
+pub fn bench_scenario() -> String {
+    let sends: Vec<String> = ["TagA", "TagB", "TagC", "TagA"]
+        .iter()
+        .enumerate()
+        .map(|(i, tag)| {
+            format!(
+                r#"{{"at": {}, "topic": "Bench", "tag": "{tag}", "body": "m{{i}}", "count": 60000, "intervalMs": 1}}"#,
+                1000 + i
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"format": "mqviz-scenario/1", "broker": "rocketmq", "name": "Benchmark: thousands of messages in flight",
+  "description": "Generated load for the frame-time measurement: 4 messages per simulated millisecond into 8 queues; ConsumerA takes everything, ConsumerB only TagA, ConsumerC only TagB, so the broker's and the clients' tag filters both drop messages.",
+  "seed": 7, "until": 60000, "network": {{"latencyMs": 1}},
+  "brokers": [{{"name": "broker-a"}}],
+  "topics": [{{"name": "Bench", "queues": 8}}],
+  "producers": [{{"id": "Loader", "group": "benchProducers", "startIndex": 0, "sends": [{}]}}],
+  "groups": [{{"name": "benchGroup", "messageModel": "CLUSTERING", "allocation": {{"strategy": "AVG"}},
+    "consumers": [
+      {{"clientId": "ConsumerA", "subscriptions": {{"Bench": "*"}}, "startAt": 0}},
+      {{"clientId": "ConsumerB", "subscriptions": {{"Bench": "TagA"}}, "startAt": 0}},
+      {{"clientId": "ConsumerC", "subscriptions": {{"Bench": "TagB"}}, "startAt": 0}}
+    ]}}]}}"#,
+        sends.join(", ")
+    )
 }
