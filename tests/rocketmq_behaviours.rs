@@ -157,3 +157,22 @@ fn queue_count_and_strategy_changes_take_effect_through_routes_and_rebalance() {
         other => panic!("no AVG_BY_CIRCLE allocation: {other:?}"),
     }
 }
+
+#[test]
+fn produce_commands_add_send_scripts_mid_run() {
+    let groups = json!([{"name": "g", "consumers": [{"clientId": "c1", "subscriptions": {"T": "B"}}]}]);
+    let timeline = json!([{"at": 20000, "action": "produce", "producer": "p",
+        "send": {"topic": "T", "tag": "B", "body": "late {i}", "count": 5, "intervalMs": 100}}]);
+    let w = run(&scenario(groups, timeline, 60_000, 3));
+    let r = report_json(&w);
+    let bodies: Vec<&str> =
+        r["consumers"]["c1"]["consumed"].as_array().unwrap().iter().map(|m| m["body"].as_str().unwrap()).collect();
+    assert_eq!(bodies.len(), 5, "{bodies:?}");
+    assert!(bodies.iter().all(|b| b.starts_with("late ")));
+    let first =
+        w.log.entries().iter().find(|e| matches!(&e.kind, Event::MessageStored { tag: Some(t), .. } if &**t == "B")).unwrap();
+    assert!(first.at >= 20_000);
+    // The scripted sends and the command's share the producer's queue index: round-robin continues.
+    let queues: Vec<u32> = w.messages.iter().map(|m| m.queue_id).collect();
+    assert_eq!(queues, vec![0, 1, 2, 3, 0, 1, 2, 3]);
+}

@@ -17,7 +17,7 @@ use super::store::{Body, Message};
 use super::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
 use crate::sim::hash::java_string_hash;
-use crate::sim::scenario::{self, AllocationSpec, ConsumerSpec, Scenario, StartIndex, SubscriptionSpec, TimedAction};
+use crate::sim::scenario::{self, AllocationSpec, ConsumerSpec, Scenario, SendSpec, StartIndex, SubscriptionSpec, TimedAction};
 
 pub const HEARTBEAT_INTERVAL: Millis = 30_000;
 pub const FIRST_HEARTBEAT_DELAY: Millis = 1_000;
@@ -96,6 +96,9 @@ pub struct ProducerState {
     pub id: Name,
     /// TopicPublishInfo per topic and when it was fetched: refreshed every 30 s like the client's.
     pub routes: BTreeMap<String, (Millis, PublishQueues)>,
+    pub start_index: StartIndex,
+    /// The send scripts: the scenario's, then any added by `produce` commands.
+    pub sends: Vec<Arc<SendSpec>>,
     /// Interned topic, tag and body template of each send script.
     pub send_topics: Vec<Name>,
     pub send_tags: Vec<Option<Name>>,
@@ -178,6 +181,8 @@ impl World {
             .map(|p| ProducerState {
                 id: name(&p.id),
                 routes: BTreeMap::new(),
+                start_index: p.start_index.clone(),
+                sends: p.sends.iter().cloned().map(Arc::new).collect(),
                 send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
                 send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
                 send_bodies: p.sends.iter().map(|s| name(&s.body)).collect(),
@@ -490,6 +495,20 @@ impl World {
                 }
                 self.emit(Event::QueueCountChanged { topic: name(&topic), queues });
             }
+            scenario::Action::Produce { producer, send } => {
+                if let Some(p) = self.producers.iter().position(|x| *x.id == *producer) {
+                    let ps = &mut self.producers[p];
+                    ps.send_topics.push(name(&send.topic));
+                    ps.send_tags.push(send.tag.as_deref().map(name));
+                    ps.send_bodies.push(name(&send.body));
+                    let count = send.count;
+                    ps.sends.push(Arc::new(send));
+                    let s = ps.sends.len() - 1;
+                    if count > 0 {
+                        self.schedule(0, Action::ProduceNext { producer: p, send: s, i: 0 });
+                    }
+                }
+            }
             scenario::Action::SetAllocation { group, allocation } => {
                 let strategy = strategy_from(&allocation);
                 for c in self.consumers.iter_mut().filter(|c| *c.group == *group) {
@@ -638,9 +657,7 @@ impl World {
     }
 
     fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
-        let scenario = self.scenario.clone();
-        let spec = &scenario.producers[p];
-        let send = &spec.sends[s];
+        let send = self.producers[p].sends[s].clone();
         let now = self.now;
         let fresh =
             self.producers[p].routes.get(&send.topic).filter(|(at, _)| now < at + ROUTE_REFRESH_INTERVAL).map(|(_, q)| q.clone());
@@ -653,7 +670,7 @@ impl World {
             }
         };
         if !queues.is_empty() {
-            let start = match spec.start_index {
+            let start = match self.producers[p].start_index {
                 StartIndex::Fixed(n) => n,
                 StartIndex::Random => 0,
             };
@@ -1572,6 +1589,15 @@ fn describe_action(a: &scenario::Action) -> String {
         Unsubscribe { client_id, topic } => format!("unsubscribe {client_id} {topic}"),
         SetQueueCount { topic, queues } => format!("setQueueCount {topic}={queues}"),
         SetAllocation { group, allocation } => format!("setAllocation {group}={}", allocation.name()),
+        Produce { producer, send } => {
+            format!(
+                "produce {producer} {}x {} tag={} every {} ms",
+                send.count,
+                send.topic,
+                send.tag.as_deref().unwrap_or("-"),
+                send.interval_ms
+            )
+        }
     }
 }
 

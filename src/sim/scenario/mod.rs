@@ -175,6 +175,11 @@ pub enum Action {
         group: String,
         allocation: AllocationSpec,
     },
+    /// A new send script for an existing producer, starting at the action's time.
+    Produce {
+        producer: String,
+        send: SendSpec,
+    },
 }
 
 impl Action {
@@ -188,6 +193,7 @@ impl Action {
             Action::Unsubscribe { .. } => "unsubscribe",
             Action::SetQueueCount { .. } => "setQueueCount",
             Action::SetAllocation { .. } => "setAllocation",
+            Action::Produce { .. } => "produce",
         }
     }
 }

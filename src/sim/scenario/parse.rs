@@ -445,13 +445,24 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
             let queues = o.req_u64_in("queues", 0, MAX_QUEUES, e);
             Some(Action::SetQueueCount { topic: topic?, queues: queues? as u32 })
         }
+        "produce" => {
+            let producer = o.req_str("producer", e).map(str::to_string);
+            let send = o.required("send", e).and_then(|sv| read_send(sv, &format!("{path}.send"), e));
+            match (at, producer, send) {
+                (Some(at), Some(producer), Some(mut send)) => {
+                    send.at = at;
+                    Some(Action::Produce { producer, send })
+                }
+                _ => None,
+            }
+        }
         "setAllocation" => {
             let group = o.req_str("group", e).map(str::to_string);
             let allocation = o.required("allocation", e).and_then(|av| read_allocation(av, &format!("{path}.allocation"), e, 0));
             Some(Action::SetAllocation { group: group?, allocation: allocation? })
         }
         other => {
-            e.push(&format!("{path}.action"), format!("unknown action {other:?} (expected startConsumer, stopConsumer, crashConsumer, addConsumer, subscribe, unsubscribe, setQueueCount or setAllocation)"));
+            e.push(&format!("{path}.action"), format!("unknown action {other:?} (expected startConsumer, stopConsumer, crashConsumer, addConsumer, subscribe, unsubscribe, setQueueCount, setAllocation or produce)"));
             None
         }
     };
@@ -547,6 +558,14 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             Action::SetQueueCount { topic, .. } => {
                 if !topics.contains(topic.as_str()) {
                     e.push(p, format!("setQueueCount: unknown topic {topic:?}"));
+                }
+            }
+            Action::Produce { producer, send } => {
+                if !s.producers.iter().any(|p| &p.id == producer) {
+                    e.push(p, format!("produce: unknown producer {producer:?}"));
+                }
+                if !topics.contains(send.topic.as_str()) {
+                    e.push(p, format!("produce: unknown topic {:?}", send.topic));
                 }
             }
             Action::SetAllocation { group, .. } => {
