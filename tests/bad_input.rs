@@ -76,6 +76,10 @@ fn negative_and_fractional_counts_are_errors() {
     expect_error(&with(|v| v["producers"][0]["sends"][0]["count"] = (-5).into()), "$.producers[0].sends[0].count");
     expect_error(&with(|v| v["producers"][0]["sends"][0]["count"] = 1.5.into()), "$.producers[0].sends[0].count");
     expect_error(&with(|v| v["until"] = 0.into()), "$.until");
+    expect_error(
+        &with(|v| v["producers"][0]["sends"][0]["times"] = serde_json::json!([5, 3])),
+        "$.producers[0].sends[0].times[1]: send times must not decrease",
+    );
 }
 
 #[test]

@@ -176,3 +176,18 @@ fn produce_commands_add_send_scripts_mid_run() {
     let queues: Vec<u32> = w.messages.iter().map(|m| m.queue_id).collect();
     assert_eq!(queues, vec![0, 1, 2, 3, 0, 1, 2, 3]);
 }
+
+#[test]
+fn explicit_send_times_are_honoured() {
+    let text = json!({
+        "format": "mqviz-scenario/1", "until": 30000, "brokers": [{"name": "broker-a"}],
+        "topics": [{"name": "T", "queues": 2}],
+        "producers": [{"id": "p", "sends": [{"topic": "T", "tag": "A", "body": "m{i}", "times": [3000, 3500, 9000]}]}],
+        "groups": [{"name": "g", "consumers": [{"clientId": "c1", "subscriptions": {"T": "*"}}]}]
+    })
+    .to_string();
+    let w = run(&text);
+    let born: Vec<u64> = w.messages.iter().map(|m| m.born_at).collect();
+    assert_eq!(born, vec![3000, 3500, 9000]);
+    assert_eq!(w.consumers[0].consumed.len(), 3);
+}

@@ -701,7 +701,11 @@ impl World {
             self.schedule(latency, Action::StoreArrive { msg: id });
         }
         if i + 1 < send.count {
-            self.schedule(send.interval_ms, Action::ProduceNext { producer: p, send: s, i: i + 1 });
+            let delay = match (send.times.get(i as usize), send.times.get(i as usize + 1)) {
+                (Some(this), Some(next)) => next - this,
+                _ => send.interval_ms,
+            };
+            self.schedule(delay, Action::ProduceNext { producer: p, send: s, i: i + 1 });
         }
     }
 

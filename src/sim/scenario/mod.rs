@@ -81,6 +81,8 @@ pub struct SendSpec {
     pub body: String,
     pub count: u32,
     pub interval_ms: Millis,
+    /// Explicit send times (absolute); when non-empty they replace `at`/`count`/`intervalMs`.
+    pub times: Vec<Millis>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -203,8 +203,24 @@ fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpec> {
     let body = o.str("body", e).unwrap_or("message {i}").to_string();
     let count = o.u64_in("count", 0, MAX_MESSAGES_PER_SEND, e).unwrap_or(1);
     let interval_ms = o.u64_in("intervalMs", 0, MAX_TIME, e).unwrap_or(0);
+    let mut times = Vec::new();
+    for (p, v) in o.array("times", e) {
+        if let Some(t) = crate::sim::json_path::as_u64_in(v, &p, 0, MAX_TIME, e) {
+            if times.last().is_some_and(|last| t < *last) {
+                e.push(&p, "send times must not decrease");
+            }
+            times.push(t);
+        }
+    }
+    if times.len() as u64 > MAX_MESSAGES_PER_SEND {
+        e.push(path, "too many send times");
+    }
+    let (at, count) = match times.first() {
+        Some(first) => (*first, times.len() as u64),
+        None => (at, count),
+    };
     o.finish(e);
-    Some(SendSpec { at, topic: topic?, tag, keys, properties, body, count: count as u32, interval_ms })
+    Some(SendSpec { at, topic: topic?, tag, keys, properties, body, count: count as u32, interval_ms, times })
 }
 
 fn read_allocation(v: &Value, path: &str, e: &mut Errors, depth: u32) -> Option<AllocationSpec> {
