@@ -8,6 +8,7 @@ pub mod conformance;
 pub mod engine;
 pub mod hash;
 pub mod json_path;
+pub mod link;
 pub mod model;
 pub mod presets;
 pub mod rocketmq;
