@@ -250,6 +250,138 @@ test('plots are drawn; clicking a log row shows its provenance', async () => {
   assert.deepEqual(errors, []);
 });
 
+async function pickPreset(page, file) {
+  const idx = await page.$eval(
+    '[data-testid="preset-select"]',
+    (s, f) => [...s.options].findIndex((o) => o.dataset.file === f),
+    file,
+  );
+  assert.ok(idx >= 0, `preset ${file} not in the picker`);
+  await page.selectOption('[data-testid="preset-select"]', { index: idx });
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) === 0);
+}
+
+test('an invalid SQL92 expression shows an inline error at its position and changes nothing', async () => {
+  const { page, errors } = await openPage();
+  await pickPreset(page, 'sql92-filter.json');
+  await setSpeed(page, 2);
+  await page.click('[data-testid="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) >= 20000);
+  await page.click('[data-testid="pause"]');
+  const t = await simMs(page);
+  const row = page.locator('[data-testid="consumer-row"][data-client-id="SqlConsumer"]');
+  assert.equal(await row.locator('[data-testid="subscription-type"]').inputValue(), 'SQL92');
+  const before = {
+    log: await page.textContent('[data-testid="event-log"]'),
+    table: await page.textContent('[data-testid="subscription-table"]'),
+  };
+  const input = row.locator('[data-testid="subscription-input"]');
+  const bad = "a > 5 AND region = ";
+  await input.fill(bad);
+  await input.press('Enter');
+  await input.blur();
+  const err = row.locator('[data-testid="sql-error"]');
+  await err.waitFor();
+  const pos = Number(await err.getAttribute('data-position'));
+  assert.ok(Number.isInteger(pos) && pos >= 10 && pos <= bad.length, `position ${pos}`);
+  assert.match(await err.textContent(), new RegExp(`at ${pos}: `));
+  assert.equal(await err.locator('mark.caret').count(), 1);
+  assert.equal(await input.getAttribute('aria-invalid'), 'true');
+  await page.waitForTimeout(200);
+  assert.equal(await simMs(page), t);
+  assert.equal(await page.textContent('[data-testid="event-log"]'), before.log);
+  assert.equal(await page.textContent('[data-testid="subscription-table"]'), before.table);
+  // A valid SQL edit clears the error and enters a subscribe command with type SQL92.
+  await input.fill("a > 1 AND region = 'eu'");
+  assert.equal(await row.locator('[data-testid="sql-error"]').count(), 0);
+  await input.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="event-log"]').textContent.includes("a > 1 AND region = 'eu'"));
+  await page.screenshot({ path: join(artifacts, 'sql-error.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('heartbeat-cost preset: the filter panel plots both designs and lists both indexes', async () => {
+  const { page, errors } = await openPage();
+  await pickPreset(page, 'filter-manager-heartbeat-cost.json');
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"]');
+  await page.click('[data-testid="tab-filters"]');
+  await page.waitForSelector('[data-testid="heartbeat-cost-plot"][data-drawn]');
+  assert.ok(Number(await page.getAttribute('[data-testid="heartbeat-cost-plot"]', 'data-drawn')) > 10);
+  assert.ok((await inkedPixels(page, 'heartbeat-cost-plot')) > 500, 'cost plot is blank');
+  const flags = async () => ({
+    design: await page.getAttribute('[data-testid="filter-broker-flags"]', 'data-design'),
+    text: await page.textContent('[data-testid="filter-broker-flags"]'),
+  });
+  const mean = (text) => Number(/([\d.]+) entries touched on average/.exec(text)[1]);
+  const a = await flags();
+  assert.equal(a.design, 'topicScan');
+  assert.match(a.text, /enablePropertyFilter\s*true/);
+  const regA = await page.$$('[data-testid="filter-registry"] tr[data-topic]');
+  assert.ok(regA.length > 50, `registry rows: ${regA.length}`);
+  assert.ok((await page.$$('[data-testid="filter-registry"] tr[data-dead="true"]')).length >= 10, 'dead entries listed');
+  await page.selectOption('[data-testid="filter-broker-select"]', '1');
+  await page.waitForSelector('[data-testid="filter-broker-flags"][data-design="groupIndex"]');
+  const b = await flags();
+  assert.ok(mean(a.text) > 2 * mean(b.text), `topicScan ${mean(a.text)} vs groupIndex ${mean(b.text)}`);
+  const groups = await page.$$eval('[data-testid="filter-group-index"] tr[data-group]', (rs) => rs.map((r) => r.dataset.group));
+  assert.ok(groups.includes('GID_SQL_0'), `group index: ${groups}`);
+  await page.screenshot({ path: join(artifacts, 'filters.png') });
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.waitForTimeout(200);
+  await page.locator('[data-testid="heartbeat-cost-plot"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'filters-800x600.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('stop / start buttons change a consumer state; bad numbers give inline errors', async () => {
+  const { page, errors } = await openPage();
+  await setSpeed(page, 2);
+  await page.click('[data-testid="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) >= 5000);
+  await page.click('[data-testid="pause"]');
+  const row = page.locator('[data-testid="consumer-row"][data-client-id="ConsumerA"]');
+  const state = row.locator('[data-testid="consumer-state"]');
+  assert.equal(await state.getAttribute('data-running'), 'true');
+  await row.locator('[data-testid="consumer-stop"]').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-client-id="ConsumerA"] [data-testid="consumer-state"]').dataset.running === 'false',
+  );
+  assert.match(await page.textContent('[data-testid="event-log"]'), /stopConsumer/);
+  assert.equal(await row.locator('[data-testid="consumer-start"]').textContent(), 'restart');
+  await row.locator('[data-testid="consumer-start"]').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-client-id="ConsumerA"] [data-testid="consumer-state"]').dataset.running === 'true',
+  );
+  await row.locator('[data-testid="consumer-crash"]').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-client-id="ConsumerA"] [data-testid="consumer-state"]').dataset.running === 'false',
+  );
+  // Queue count: invalid input is an inline error, a valid one enters setQueueCount.
+  const q = page.locator('[data-testid="topic-queues"]').first();
+  await q.fill('0');
+  await q.dispatchEvent('change');
+  await page.waitForSelector('[data-testid="topic-error"]');
+  await q.fill('6');
+  await q.dispatchEvent('change');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="topic-error"]'));
+  assert.match(await page.textContent('[data-testid="event-log"]'), /setQueueCount|queue count/i);
+  // Producer send form: a bad count is an inline error; a good one enters produce.
+  const p = page.locator('[data-testid="producer-row"]').first();
+  await p.locator('[data-testid="send-count"]').fill('ten');
+  await p.locator('[data-testid="send-button"]').click();
+  await page.locator('[data-testid="send-error"]').waitFor();
+  await p.locator('[data-testid="send-count"]').fill('3');
+  await p.locator('[data-testid="send-button"]').click();
+  assert.equal(await page.locator('[data-testid="send-error"]').count(), 0);
+  assert.match(await page.textContent('[data-testid="event-log"]'), /produce/);
+  await page.screenshot({ path: join(artifacts, 'editor.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 function pct(xs, p) {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;

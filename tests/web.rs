@@ -119,3 +119,33 @@ async fn clicking_a_log_row_shows_its_provenance() {
     let msg_events = all(&div, "[data-testid=message-events] li");
     assert!(msg_events.iter().any(|e| e.text_content().unwrap_or_default().contains("stored m")));
 }
+
+#[wasm_bindgen_test]
+async fn an_invalid_sql92_expression_shows_an_inline_error_at_its_position() {
+    let sql = mqviz::sim::presets::PRESETS.iter().position(|p| p.file == "sql92-filter.json").expect("sql92 preset");
+    let div = mount(move |sim| sim.load(sql), || view! { <Editor /> });
+    tick().await;
+    let row = div.query_selector("[data-client-id=SqlConsumer]").ok().flatten().expect("SqlConsumer row");
+    let input: HtmlInputElement = row
+        .query_selector("[data-testid=subscription-input]")
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into().ok())
+        .expect("SqlConsumer's subscription input");
+    assert_eq!(input.value(), "a > 5 AND region = 'eu'");
+    let bad = "a > 5 AND (region = 'eu'";
+    input.set_value(bad);
+    input.dispatch_event(&web_sys::Event::new("input").expect("event")).expect("dispatch");
+    tick().await;
+    let err = row.query_selector("[data-testid=sql-error]").ok().flatten().expect("inline SQL error shown");
+    let pos: usize = err.get_attribute("data-position").and_then(|p| p.parse().ok()).expect("data-position");
+    assert!(pos > 0 && pos <= bad.chars().count(), "position {pos}");
+    assert!(err.text_content().unwrap_or_default().contains(&format!("at {pos}: ")), "{:?}", err.text_content());
+    assert!(err.query_selector("mark.caret").ok().flatten().is_some(), "a caret marks the position");
+    assert_eq!(input.get_attribute("aria-invalid").as_deref(), Some("true"));
+    // Nothing was entered: the World is still at t=0 with the original expression.
+    input.set_value("a > 5");
+    input.dispatch_event(&web_sys::Event::new("input").expect("event")).expect("dispatch");
+    tick().await;
+    assert!(row.query_selector("[data-testid=sql-error]").ok().flatten().is_none());
+}

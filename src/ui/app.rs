@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 
 use super::canvas::{draw, message_at};
 use super::editor::Editor;
+use super::filters::FilterPanel;
 use super::inspector::Inspector;
 use super::plots::{draw_backlog, draw_consumed};
 use super::state::{fmt_ms, Sim, PRESETS};
@@ -161,6 +162,7 @@ pub fn App() -> impl IntoView {
     let sim = Sim::new();
     provide_context(sim);
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let filters_tab = RwSignal::new(false);
     let cv = Canvases { topology: canvas, backlog: NodeRef::new(), consumed: NodeRef::new() };
     // `#bench` (exactly) loads the generated load scenario and plays it at 1×; any other
     // fragment is ignored.
@@ -374,7 +376,32 @@ pub fn App() -> impl IntoView {
                 </div>
             </main>
             <aside class="panel inspector-panel">
-                <Inspector />
+                <div class="tabs" role="tablist">
+                    <button
+                        role="tab"
+                        data-testid="tab-inspector"
+                        class:active=move || !filters_tab.get()
+                        aria-selected=move || (!filters_tab.get()).to_string()
+                        on:click=move |_| filters_tab.set(false)
+                    >
+                        "Inspector"
+                    </button>
+                    <button
+                        role="tab"
+                        data-testid="tab-filters"
+                        class:active=move || filters_tab.get()
+                        aria-selected=move || filters_tab.get().to_string()
+                        on:click=move |_| filters_tab.set(true)
+                    >
+                        "Filters"
+                    </button>
+                </div>
+                <div class="tab-body" class:hidden=move || filters_tab.get()>
+                    <Inspector />
+                </div>
+                <div class="tab-body" class:hidden=move || !filters_tab.get()>
+                    <FilterPanel visible=filters_tab />
+                </div>
             </aside>
             <Show when=move || sim.show_help.get()>
                 <div class="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">

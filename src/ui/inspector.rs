@@ -4,7 +4,9 @@ use leptos::prelude::*;
 
 use leptos::wasm_bindgen::JsCast;
 
-use super::state::{fmt_ms, group_members, Sim};
+use std::fmt::Write;
+
+use super::state::{esc, fmt_ms, group_members, Sim};
 use crate::sim::engine::{EventId, EventLog};
 use crate::sim::rocketmq::events::Event;
 use crate::sim::rocketmq::report::{assignment, group_warnings};
@@ -29,109 +31,122 @@ pub fn Inspector() -> impl IntoView {
     let sim = expect_context::<Sim>();
     let kind = RwSignal::new("all".to_string());
 
-    let counters = move || {
+    // The tables are read-only: rendered as escaped HTML strings behind memos (one DOM write
+    // when the text changes, and a much smaller wasm than typed views per row).
+    let counters = Memo::new(move |_| {
         sim.read(|w| {
-            w.consumers
-                .iter()
-                .map(|c| {
-                    let id = c.client_id.to_string();
-                    view! {
-                        <tr class:stopped=!c.running>
-                            <td>{id.clone()}</td>
-                            <td class="num" data-testid="consumed-count" data-client-id=id>{c.consumed.len()}</td>
-                            <td class="num">{c.stats.pulled}</td>
-                            <td class="num">{c.stats.client_filtered}</td>
-                        </tr>
+            let mut h = String::new();
+            for c in &w.consumers {
+                let id = esc(&c.client_id);
+                let _ = write!(
+                    h,
+                    "<tr{cls}><td>{id}</td><td class=\"num\" data-testid=\"consumed-count\" data-client-id=\"{id}\">{}</td>\
+                     <td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                     <td class=\"num\" data-testid=\"retried-count\" data-client-id=\"{id}\">{}</td>\
+                     <td class=\"num\" data-testid=\"failed-count\" data-client-id=\"{id}\">{}</td></tr>",
+                    c.consumed.len(),
+                    c.stats.pulled,
+                    c.stats.client_filtered,
+                    c.stats.retried,
+                    c.stats.failed,
+                    cls = if c.running { "" } else { " class=\"stopped\"" },
+                );
+            }
+            h
+        })
+        .unwrap_or_default()
+    });
+
+    let assignment_rows = Memo::new(move |_| {
+        sim.read(|w| {
+            let mut h = String::new();
+            for (group, ms) in group_members(w) {
+                for (topic, qs) in assignment(w, &ms) {
+                    for (mq, owner) in qs {
+                        let key = esc(&format!("{topic}:{}:{}", mq.broker, mq.queue_id));
+                        let owner_s = esc(owner.as_deref().unwrap_or_default());
+                        let (cls, text) = if owner.is_none() {
+                            (" class=\"unowned\"", "— unowned —".to_string())
+                        } else {
+                            ("", owner_s.clone())
+                        };
+                        let _ = write!(
+                            h,
+                            "<tr data-queue=\"{key}\" data-owner=\"{owner_s}\"{cls}><td>{key}</td><td>{text}</td>\
+                             <td class=\"muted\">{}</td></tr>",
+                            esc(&group)
+                        );
                     }
-                })
-                .collect_view()
+                }
+            }
+            h
         })
-    };
+        .unwrap_or_default()
+    });
 
-    let assignment_rows = move || {
+    let sub_table = Memo::new(move |_| {
         sim.read(|w| {
-            group_members(w)
-                .into_iter()
-                .flat_map(|(group, ms)| {
-                    assignment(w, &ms).into_iter().flat_map(move |(topic, qs)| {
-                        let group = group.clone();
-                        qs.into_iter().map(move |(mq, owner)| {
-                            let key = format!("{topic}:{}:{}", mq.broker, mq.queue_id);
-                            let owner_s = owner.clone().unwrap_or_default();
-                            let unowned = owner.is_none();
-                            let (key_attr, owner_attr) = (key.clone(), owner_s.clone());
-                            let owner_text = if unowned { "— unowned —".to_string() } else { owner_s };
-                            view! {
-                                <tr data-queue=key_attr data-owner=owner_attr class:unowned=unowned>
-                                    <td>{key}</td>
-                                    <td>{owner_text}</td>
-                                    <td class="muted">{group.clone()}</td>
-                                </tr>
-                            }
-                        })
-                    })
-                })
-                .collect::<Vec<_>>()
-        })
-    };
-
-    let sub_table = move || {
-        sim.read(|w| {
-            let mut rows = Vec::new();
+            let mut h = String::new();
             for b in &w.brokers {
                 for (group, info) in &b.groups {
                     for (topic, sd) in &info.subscription_table {
                         let writer =
                             b.table_writer.get(&(group.clone(), topic.clone())).map(|n| n.to_string()).unwrap_or_default();
-                        rows.push(view! {
-                            <tr>
-                                <td>
-                                    {topic.clone()}
-                                    <div class="muted small">{format!("{} / {group}", b.name)}</div>
-                                </td>
-                                <td><code>{sd.sub_string.clone()}</code></td>
-                                <td class="num">{sd.sub_version}</td>
-                                <td>{writer}</td>
-                            </tr>
-                        });
+                        let _ = write!(
+                            h,
+                            "<tr><td>{}<div class=\"muted small\">{} / {}</div></td><td><code>{}</code></td>\
+                             <td class=\"num\">{}</td><td>{}</td></tr>",
+                            esc(topic),
+                            esc(&b.name),
+                            esc(group),
+                            esc(&sd.sub_string),
+                            sd.sub_version,
+                            esc(&writer)
+                        );
                     }
                 }
             }
-            rows
+            h
         })
-    };
+        .unwrap_or_default()
+    });
 
-    let history = move || {
+    let history = Memo::new(move |_| {
         sim.read(|w| {
-            w.history
-                .iter()
-                .flat_map(|(group, hs)| {
-                    hs.iter().rev().take(30).map(move |h| {
-                        let old = h.old_expression.clone().unwrap_or_else(|| "∅".into());
-                        let new = h.new_expression.clone().unwrap_or_else(|| "∅".into());
-                        view! {
-                            <li>
-                                <span class="muted">{fmt_ms(h.at)}</span>
-                                " "
-                                <span class=format!("chg {}", h.change)>{h.change}</span>
-                                {format!(" {group} {}: {old} → {new} by {}", h.topic, h.by_client)}
-                            </li>
-                        }
-                    })
-                })
-                .collect::<Vec<_>>()
+            let mut h = String::new();
+            for (group, hs) in &w.history {
+                for e in hs.iter().rev().take(30) {
+                    let old = e.old_expression.clone().unwrap_or_else(|| "∅".into());
+                    let new = e.new_expression.clone().unwrap_or_else(|| "∅".into());
+                    let _ = write!(
+                        h,
+                        "<li><span class=\"muted\">{}</span> <span class=\"chg {c}\">{c}</span>{}</li>",
+                        fmt_ms(e.at),
+                        esc(&format!(" {group} {}: {old} → {new} by {}", e.topic, e.by_client)),
+                        c = e.change,
+                    );
+                }
+            }
+            h
         })
-    };
+        .unwrap_or_default()
+    });
 
-    let warnings = move || {
+    let warnings = Memo::new(move |_| {
         sim.read(|w| {
-            group_members(w)
-                .into_iter()
-                .flat_map(|(g, ms)| group_warnings(w, &g, &ms))
-                .map(|t| view! { <li class="warning" data-testid="warning">{t}</li> })
-                .collect::<Vec<_>>()
+            let mut h = String::new();
+            for (g, ms) in group_members(w) {
+                for t in group_warnings(w, &g, &ms) {
+                    let _ = write!(h, "<li class=\"warning\" data-testid=\"warning\">{}</li>", esc(&t));
+                }
+            }
+            if h.is_empty() {
+                h.push_str("<li class=\"ok\">No warnings.</li>");
+            }
+            h
         })
-    };
+        .unwrap_or_default()
+    });
 
     // The newest 200 entries of the chosen kind; rows are keyed by event id, so a frame only
     // creates the rows that are new.
@@ -160,12 +175,7 @@ pub fn Inspector() -> impl IntoView {
     view! {
         <section>
             <h2>"Warnings"</h2>
-            <ul class="warnings">
-                {move || {
-                    let ws = warnings().unwrap_or_default();
-                    if ws.is_empty() { view! { <li class="ok">"No warnings."</li> }.into_any() } else { ws.into_any() }
-                }}
-            </ul>
+            <ul class="warnings" inner_html=move || warnings.get()></ul>
         </section>
         <section>
             <h2>"Consumed"</h2>
@@ -175,10 +185,12 @@ pub fn Inspector() -> impl IntoView {
                         <th>"Consumer"</th>
                         <th class="num">"consumed"</th>
                         <th class="num">"pulled"</th>
-                        <th class="num">"dropped"</th>
+                        <th class="num" title="dropped by the client tag filter">"dropped"</th>
+                        <th class="num" title="sent back for retry (RECONSUME_LATER)">"retried"</th>
+                        <th class="num" title="consume attempts that failed">"failed"</th>
                     </tr>
                 </thead>
-                <tbody>{counters}</tbody>
+                <tbody inner_html=move || counters.get()></tbody>
             </table>
         </section>
         <section>
@@ -191,7 +203,7 @@ pub fn Inspector() -> impl IntoView {
                         <th>"Group"</th>
                     </tr>
                 </thead>
-                <tbody>{assignment_rows}</tbody>
+                <tbody inner_html=move || assignment_rows.get()></tbody>
             </table>
         </section>
         <section>
@@ -205,10 +217,10 @@ pub fn Inspector() -> impl IntoView {
                         <th>"By"</th>
                     </tr>
                 </thead>
-                <tbody>{sub_table}</tbody>
+                <tbody inner_html=move || sub_table.get()></tbody>
             </table>
             <h3>"History (newest first)"</h3>
-            <ul class="history" data-testid="subscription-history">{history}</ul>
+            <ul class="history" data-testid="subscription-history" inner_html=move || history.get()></ul>
         </section>
         <section>
             <div class="log-head">

@@ -4,6 +4,7 @@
 mod app;
 mod canvas;
 mod editor;
+mod filters;
 mod inspector;
 mod plots;
 mod state;
@@ -11,6 +12,7 @@ mod track;
 
 pub use app::App;
 pub use editor::Editor;
+pub use filters::FilterPanel;
 pub use inspector::Inspector;
 pub use state::{bench_scenario, Sim};
 

@@ -215,3 +215,19 @@ pub fn bench_scenario() -> String {
         sends.join(", ")
     )
 }
+
+/// Escapes text for HTML built as a string (read-only tables rendered with `inner_html`).
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
