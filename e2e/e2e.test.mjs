@@ -66,7 +66,7 @@ after(async () => {
   if (server) server.kill();
 });
 
-async function openPage(viewport = { width: 1280, height: 800 }) {
+async function openPage(viewport = { width: 1280, height: 800 }, fragment = '') {
   const page = await browser.newPage({ viewport });
   const errors = [];
   // The browser asks for /favicon.ico on its own; index.html has none, so that 404 is not an app error.
@@ -78,7 +78,7 @@ async function openPage(viewport = { width: 1280, height: 800 }) {
     if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`HTTP ${r.status()} ${r.url()}`);
   });
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(baseUrl);
+  await page.goto(`${baseUrl}${fragment}`);
   await page.waitForSelector('[data-testid="sim-time"]');
   return { page, errors };
 }
@@ -380,6 +380,20 @@ test('stop / start buttons change a consumer state; bad numbers give inline erro
   await page.screenshot({ path: join(artifacts, 'editor.png') });
   await page.close();
   assert.deepEqual(errors, []);
+});
+
+test('a link fragment opens a preset at a time; a bad fragment gets an error with its column', async () => {
+  const { page, errors } = await openPage(undefined, '#preset=consistent-group&t=60000');
+  assert.equal(await simMs(page), 60000);
+  const c = await counts(page);
+  assert.equal(c.ConsumerA + c.ConsumerB, 20);
+  assert.deepEqual(errors, []);
+  await page.close();
+  const bad = await openPage(undefined, '#t=soon');
+  const text = await bad.page.textContent('body');
+  assert.match(text, /link fragment, column 4: t must be a whole number/);
+  assert.equal(await simMs(bad.page), 0);
+  await bad.page.close();
 });
 
 function pct(xs, p) {

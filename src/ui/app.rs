@@ -164,13 +164,32 @@ pub fn App() -> impl IntoView {
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let filters_tab = RwSignal::new(false);
     let cv = Canvases { topology: canvas, backlog: NodeRef::new(), consumed: NodeRef::new() };
-    // `#bench` (exactly) loads the generated load scenario and plays it at 1×; any other
-    // fragment is ignored.
-    let bench = web_sys::window().and_then(|w| w.location().hash().ok()).is_some_and(|h| h == "#bench");
-    if bench {
-        sim.load_bench();
-        sim.speed_log.set(0.0);
-        sim.playing.set(true);
+    // The URL fragment is a shareable link (`#preset=<file>&t=<ms>&speed=<x>`, or `#bench` for
+    // the generated load scenario played at 1×); a bad one is reported with its column.
+    let link = web_sys::window().and_then(|w| w.location().hash().ok()).map(|h| crate::sim::link::parse_fragment(&h));
+    let bench = matches!(&link, Some(Ok(l)) if l.bench);
+    match link {
+        Some(Ok(l)) if l.bench => {
+            sim.load_bench();
+            sim.speed_log.set(0.0);
+            sim.playing.set(true);
+        }
+        Some(Ok(l)) => {
+            if let Some(i) = l.preset.and_then(|f| super::state::PRESETS.iter().position(|p| p.file == f)) {
+                sim.load(i);
+            }
+            if let Some(speed) = l.speed {
+                sim.speed_log.set(speed.log10());
+            }
+            if let Some(t) = l.time {
+                sim.mutate(|w| {
+                    let t = t.min(w.scenario.until);
+                    w.run_until(t);
+                });
+            }
+        }
+        Some(Err(e)) => sim.load_error.set(Some(e.to_string())),
+        None => {}
     }
 
     Effect::new(move |prev: Option<()>| {
