@@ -359,6 +359,7 @@ test('stop / start buttons change a consumer state; bad numbers give inline erro
   await page.waitForFunction(
     () => document.querySelector('[data-client-id="ConsumerA"] [data-testid="consumer-state"]').dataset.running === 'false',
   );
+  assert.match(await row.locator('[data-testid="consumer-state"]').textContent(), /crashed/);
   // Queue count: invalid input is an inline error, a valid one enters setQueueCount.
   const q = page.locator('[data-testid="topic-queues"]').first();
   await q.fill('0');

@@ -109,6 +109,7 @@ fn a_crashed_consumer_expires_silently_and_survivors_notice_at_their_next_rebala
     let groups = json!([{"name": "g", "consumers": [
         {"clientId": "c1", "subscriptions": {"T": "*"}}, {"clientId": "c2", "subscriptions": {"T": "*"}, "startAt": 1000, "crashAt": 30000}]}]);
     let w = run(&scenario(groups, json!([]), 250_000, 0));
+    assert!(w.consumers[1].crashed && !w.consumers[1].running);
     let expired = events(&w, |e| matches!(e, Event::ChannelExpired { .. }));
     assert_eq!(expired.len(), 1);
     let t = expired[0].0;

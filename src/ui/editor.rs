@@ -166,6 +166,8 @@ fn status_html(w: &World, client_id: &str) -> String {
         ("on", format!("running · {queues} q"))
     } else if c.start_error.is_some() {
         ("off", "start failed".to_string())
+    } else if c.incarnation > 0 && c.crashed {
+        ("off", "crashed".to_string())
     } else if c.incarnation > 0 {
         ("off", "stopped".to_string())
     } else {

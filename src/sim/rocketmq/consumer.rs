@@ -70,6 +70,8 @@ pub struct Consumer {
     /// BROADCASTING: `LocalFileOffsetStore`, which survives restarts.
     pub local_offsets: BTreeMap<MessageQueue, u64>,
     pub rebalance_gen: u64,
+    /// The last stop was a crash (no unregister), not a graceful shutdown.
+    pub crashed: bool,
     /// Why the last `start()` threw, if it did.
     pub start_error: Option<String>,
     pub stats: ConsumerStats,

@@ -283,6 +283,7 @@ pub fn report_json(w: &World) -> Value {
             json!({
                 "group": &*c.group,
                 "running": c.running,
+                "crashed": c.crashed,
                 "startError": c.start_error,
                 "subscriptions": subs,
                 "consumed": consumed,

@@ -267,6 +267,7 @@ impl World {
             offsets: BTreeMap::new(),
             local_offsets: BTreeMap::new(),
             rebalance_gen: 0,
+            crashed: false,
             start_error: None,
             stats: ConsumerStats::default(),
             consumed: Vec::new(),
@@ -631,6 +632,7 @@ impl World {
         }
         let con = &mut self.consumers[c];
         con.running = false;
+        con.crashed = !graceful;
         for pq in con.pqs.values_mut() {
             pq.dropped = true;
         }
