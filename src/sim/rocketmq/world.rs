@@ -1015,9 +1015,9 @@ impl World {
         let client = self.consumers[c].client_id.clone();
         let strategy = self.consumers[c].strategy_name;
         self.emit(Event::Allocated { client: client.clone(), topic: name(topic), strategy, cid_all, queues, added, removed });
-        if changed && self.consumers[c].model == MessageModel::Clustering {
-            // messageQueueChanged: subVersion := now, heartbeat now. This is what makes
-            // "who wins the table" move with every rebalance.
+        if changed {
+            // messageQueueChanged (both message models): subVersion := now, heartbeat now. This
+            // is what makes "who wins the table" move with every rebalance.
             let now = self.now;
             if let Some(sd) = self.consumers[c].subs.get_mut(topic) {
                 sd.sub_version = now;
