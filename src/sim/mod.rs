@@ -7,6 +7,7 @@
 pub mod conformance;
 pub mod engine;
 pub mod hash;
+pub mod history;
 pub mod json_path;
 pub mod link;
 pub mod model;
