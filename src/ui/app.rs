@@ -230,6 +230,10 @@ pub fn App() -> impl IntoView {
                 ev.prevent_default();
                 toggle_play();
             }
+            "ArrowLeft" => {
+                ev.prevent_default();
+                sim.step_back();
+            }
             "ArrowRight" => {
                 ev.prevent_default();
                 sim.playing.set(false);
@@ -316,6 +320,14 @@ pub fn App() -> impl IntoView {
                         }
                     }}
                     <button
+                        data-testid="step-back"
+                        title="Back to the previous instant (←): restores a checkpoint and replays"
+                        disabled=move || sim.now() == 0
+                        on:click=move |_| sim.step_back()
+                    >
+                        "◂ Back"
+                    </button>
+                    <button
                         data-testid="step"
                         title="Run the next event (→)"
                         disabled=move || sim.at_end()
@@ -347,6 +359,22 @@ pub fn App() -> impl IntoView {
                     />
                     <output class="speed-label">{move || speed_label(sim.speed_log.get())}</output>
                 </label>
+                <input
+                    class="scrub"
+                    type="range"
+                    data-testid="scrub"
+                    title="Scrub simulated time (backwards restores a checkpoint and replays)"
+                    aria-label="Simulated time"
+                    min="0"
+                    max=move || until_ms().to_string()
+                    step="100"
+                    prop:value=move || sim_now().to_string()
+                    on:input=move |ev| {
+                        if let Ok(t) = event_target_value(&ev).parse::<u64>() {
+                            sim.seek(t);
+                        }
+                    }
+                />
                 <span
                     class="clock"
                     data-testid="sim-time"
@@ -430,6 +458,8 @@ pub fn App() -> impl IntoView {
                         <dd>"Play / pause"</dd>
                         <dt><kbd>"→"</kbd></dt>
                         <dd>"Run the next event"</dd>
+                        <dt><kbd>"←"</kbd></dt>
+                        <dd>"Back to the previous instant (checkpoint + replay)"</dd>
                         <dt><kbd>"End"</kbd></dt>
                         <dd>"Run to the end of the scenario"</dd>
                         <dt><kbd>"?"</kbd></dt>

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::sim::engine::Millis;
+use crate::sim::history::History;
 use crate::sim::rocketmq::world::World;
 use crate::sim::scenario::{parse_scenario, TimedAction};
 
@@ -36,6 +37,8 @@ pub struct Sim {
     pub epoch: StoredValue<u64>,
     /// The log event whose provenance is shown.
     pub selected: RwSignal<Option<u32>>,
+    /// Checkpoints and entered commands, for stepping back and scrubbing.
+    pub history: StoredValue<Option<History>, LocalStorage>,
 }
 
 impl Default for Sim {
@@ -51,7 +54,9 @@ impl Sim {
             Ok(w) => (Some(w), None),
             Err(e) => (None, Some(e)),
         };
+        let history = w.as_ref().map(History::new);
         Sim {
+            history: StoredValue::new_local(history),
             world: StoredValue::new_local(w),
             version: RwSignal::new(0),
             ui_version: RwSignal::new(0),
@@ -69,6 +74,7 @@ impl Sim {
         self.playing.set(false);
         match r {
             Ok(w) => {
+                self.history.set_value(Some(History::new(&w)));
                 self.world.set_value(Some(w));
                 self.load_error.set(None);
             }
@@ -116,11 +122,56 @@ impl Sim {
         self.world.with_value(|w| w.as_ref().map(f))
     }
 
-    /// Mutates the World and bumps the version.
+    /// Mutates the World, lets the history take a checkpoint if one is due, and bumps the version.
     pub fn mutate<R>(&self, f: impl FnOnce(&mut World) -> R) -> Option<R> {
         let r = self.world.try_update_value(|w| w.as_mut().map(f)).flatten();
+        self.world.with_value(|w| {
+            if let Some(w) = w {
+                self.history.update_value(|h| {
+                    if let Some(h) = h {
+                        h.after_advance(w);
+                    }
+                });
+            }
+        });
         self.bump();
         r
+    }
+
+    /// Applies a history operation that may move the World backwards; panels and the frame
+    /// tracker start over from the rebuilt state.
+    fn rewind(&self, f: impl FnOnce(&mut History, &mut World)) {
+        self.playing.set(false);
+        self.world.update_value(|w| {
+            if let Some(w) = w {
+                self.history.update_value(|h| {
+                    if let Some(h) = h {
+                        f(h, w);
+                    }
+                });
+            }
+        });
+        self.epoch.update_value(|e| *e += 1);
+        self.selected.set(None);
+        self.bump();
+    }
+
+    /// One step back: the state right after the previous instant at which something happened.
+    pub fn step_back(&self) {
+        self.rewind(|h, w| h.step_back(w));
+    }
+
+    /// Moves to simulated time `t` (backwards by checkpoint + replay).
+    pub fn seek(&self, t: Millis) {
+        self.rewind(|h, w| {
+            let t = t.min(w.scenario.until);
+            h.seek(w, t)
+        });
+    }
+
+    pub fn now(&self) -> Millis {
+        self.version.track();
+        self.peek(|w| w.now).unwrap_or(0)
     }
 
     pub fn speed(&self) -> f64 {
@@ -156,11 +207,19 @@ impl Sim {
     /// Enters a command at the current time and applies it right away (and whatever else is due
     /// at this instant), so the editors see its effect while paused.
     pub fn command(&self, action: crate::sim::scenario::Action) {
-        self.mutate(|w| {
-            let now = w.now;
-            w.handle_command(TimedAction { at: now, action });
-            w.run_until(now);
+        self.world.update_value(|w| {
+            if let Some(w) = w {
+                self.history.update_value(|h| match h {
+                    Some(h) => h.command(w, action),
+                    None => {
+                        let now = w.now;
+                        w.handle_command(TimedAction { at: now, action });
+                        w.run_until(now);
+                    }
+                });
+            }
         });
+        self.bump();
     }
 
     pub fn at_end(&self) -> bool {
