@@ -72,6 +72,10 @@ fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let first = Rc::new(Cell::new(false));
     let last_sync = Rc::new(Cell::new(f64::MIN));
     let tracker = Rc::new(RefCell::new(Tracker::default()));
+    // A window resize changes canvas sizes: everything is redrawn on the next frame.
+    let resized = RwSignal::new(0u32);
+    let _ = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
+    let seen_resize = Rc::new(Cell::new(0u32));
     let samples = js_sys::Array::new();
     if bench {
         set_global("__mqvizFrameMs", &samples);
@@ -112,11 +116,13 @@ fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         }
         let v = sim.version.get_untracked();
         let epoch = sim.epoch.get_value();
+        let rz = resized.get_untracked();
+        let resize_now = seen_resize.replace(rz) != rz;
         let mut t = tracker.borrow_mut();
         let mut dots = None;
         sim.world.with_value(|w| {
             let Some(w) = w else { return };
-            if v != drawn_version.get() || animate {
+            if v != drawn_version.get() || animate || resize_now {
                 t.update(w, epoch, animate.then(|| (clock.get(), sim.speed())));
                 if let Some(el) = cv.topology.get_untracked() {
                     dots = Some(draw(&el, w, &t, clock.get()));
@@ -125,7 +131,7 @@ fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         });
         drawn_version.set(v);
         let (pv, pe, pts) = plotted.get();
-        if (t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS) {
+        if resize_now || ((t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
             if let Some(el) = cv.backlog.get_untracked() {
                 draw_backlog(&el, &t);
             }
