@@ -405,6 +405,26 @@ test('stepping back and scrubbing rebuild earlier states; running on gives the s
   await page.close();
 });
 
+test('the send form carries user properties that the SQL92 filter evaluates; bad properties are refused', async () => {
+  const { page, errors } = await openPage(undefined, '#preset=sql92-filter');
+  const row = page.locator('[data-testid="producer-row"]').first();
+  await row.locator('[data-testid="send-topic"]').selectOption('TopicSql');
+  await row.locator('[data-testid="send-count"]').fill('3');
+  await row.locator('[data-testid="send-properties"]').fill('TAGS=x');
+  await row.locator('[data-testid="send-button"]').click();
+  await page.waitForSelector('[data-testid="send-error"]');
+  assert.match(await page.textContent('[data-testid="send-error"]'), /system property/);
+  await row.locator('[data-testid="send-properties"]').fill('a=10, region=eu');
+  await row.locator('[data-testid="send-button"]').click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="send-error"]'));
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"]');
+  const c = await counts(page);
+  assert.equal(c.SqlConsumer, 4 + 3);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a link fragment opens a preset at a time; a bad fragment gets an error with its column', async () => {
   const { page, errors } = await openPage(undefined, '#preset=consistent-group&t=60000');
   assert.equal(await simMs(page), 60000);

@@ -377,6 +377,7 @@ fn producers_html(producers: &[String], topics: &[String]) -> String {
              <label class=\"span2\"><span>topic</span><select data-testid=\"send-topic\">{opts}</select></label>\
              <label><span>tag</span><input type=\"text\" data-testid=\"send-tag\" spellcheck=\"false\" value=\"TagA\"></label>\
              <label><span>keys</span><input type=\"text\" data-testid=\"send-keys\" spellcheck=\"false\" value=\"\"></label>\
+             <label class=\"span2\"><span>properties</span><input type=\"text\" data-testid=\"send-properties\" spellcheck=\"false\" placeholder=\"a=5, region=eu\" value=\"\"></label>\
              <label><span>count</span><input type=\"text\" inputmode=\"numeric\" data-testid=\"send-count\" value=\"10\"></label>\
              <label><span>every ms</span><input type=\"text\" inputmode=\"numeric\" data-testid=\"send-interval\" value=\"100\"></label>\
              </div><button class=\"wide\" data-testid=\"send-button\" data-action=\"send\">Send from now</button></li>",
@@ -396,16 +397,33 @@ fn field(row: &web_sys::Element, testid: &str) -> String {
     el.dyn_ref::<web_sys::HtmlSelectElement>().map(|s| s.value()).unwrap_or_default()
 }
 
-/// Validates a send form; `Err` lists every problem.
-fn parse_send(
-    at: u64,
-    producer: &str,
+/// The raw text of one producer's send form.
+struct SendForm {
     topic: String,
-    tag: &str,
-    keys: &str,
-    count: &str,
-    interval: &str,
-) -> Result<SendSpec, String> {
+    tag: String,
+    keys: String,
+    properties: String,
+    count: String,
+    interval: String,
+}
+
+impl SendForm {
+    fn read(row: &web_sys::Element) -> SendForm {
+        SendForm {
+            topic: field(row, "send-topic"),
+            tag: field(row, "send-tag"),
+            keys: field(row, "send-keys"),
+            properties: field(row, "send-properties"),
+            count: field(row, "send-count"),
+            interval: field(row, "send-interval"),
+        }
+    }
+}
+
+/// Validates a send form; `Err` lists every problem.
+fn parse_send(at: u64, producer: &str, form: SendForm) -> Result<SendSpec, String> {
+    let SendForm { topic, tag, keys, properties, count, interval } = form;
+    let (tag, keys) = (tag.as_str(), keys.as_str());
     let mut problems = Vec::new();
     let n = match count.trim().parse::<u32>() {
         Ok(n) if (1..=MAX_UI_SEND_COUNT).contains(&n) => n,
@@ -424,6 +442,10 @@ fn parse_send(
     if topic.is_empty() {
         problems.push("pick a topic".into());
     }
+    let properties = crate::sim::scenario::properties::parse_properties(&properties).unwrap_or_else(|e| {
+        problems.push(e);
+        Default::default()
+    });
     if !problems.is_empty() {
         return Err(problems.join("; "));
     }
@@ -434,7 +456,7 @@ fn parse_send(
         topic,
         tag: (!tag.is_empty()).then(|| tag.to_string()),
         keys: (!keys.is_empty()).then(|| keys.to_string()),
-        properties: Default::default(),
+        properties,
         count: n,
         interval_ms: iv,
         times: Vec::new(),
@@ -502,15 +524,7 @@ pub fn Editor() -> impl IntoView {
         let Some(row) = row else { return };
         let producer = row.get_attribute("data-producer").unwrap_or_default();
         let at = sim.peek(|w| w.now).unwrap_or(0);
-        let r = parse_send(
-            at,
-            &producer,
-            field(&row, "send-topic"),
-            &field(&row, "send-tag"),
-            &field(&row, "send-keys"),
-            &field(&row, "send-count"),
-            &field(&row, "send-interval"),
-        );
+        let r = parse_send(at, &producer, SendForm::read(&row));
         match r {
             Ok(send) => {
                 send_error.set(None);

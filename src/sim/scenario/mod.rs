@@ -4,6 +4,7 @@
 //! edits made in the UI during a run are just more timeline entries.
 
 mod parse;
+pub mod properties;
 
 use std::collections::BTreeMap;
 

@@ -188,11 +188,13 @@ fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpec> {
             if let Value::Object(map) = pv {
                 for (k, val) in map {
                     let kp = po.child_path(k);
-                    if k.trim().is_empty() {
-                        e.push(&kp, "property names must not be blank");
-                    }
                     if let Some(s) = as_str(val, &kp, e) {
-                        properties.insert(k.clone(), s.to_string());
+                        match super::properties::check_property(k, s) {
+                            Ok(()) => {
+                                properties.insert(k.clone(), s.to_string());
+                            }
+                            Err(reason) => e.push(&kp, reason),
+                        }
                     }
                 }
             }
