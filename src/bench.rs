@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::sim::rocketmq::allocate::{allocate_group, Strategy};
+use crate::sim::rocketmq::scenario::parse_scenario;
 use crate::sim::rocketmq::types::MessageQueue;
 use crate::sim::rocketmq::world::World;
-use crate::sim::scenario::parse_scenario;
 
 /// The throughput scenario: one 16-queue topic, 8 consumers, tag filtering on, `n` messages.
 pub fn throughput_scenario(n: u64) -> String {

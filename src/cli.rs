@@ -5,8 +5,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::sim::conformance;
-use crate::sim::model::run_rocketmq;
-use crate::sim::rocketmq::report::{report_json, report_text};
+use crate::sim::model::{self, log_line};
 
 const USAGE: &str = "usage:
   mqviz run SCENARIO.json [--json] [--log]     run a scenario and print its report (or event log)
@@ -49,14 +48,19 @@ fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run_rocketmq(&text) {
-        Ok(w) => {
+    match model::run(&text) {
+        Ok(sim) => {
             if log {
-                print!("{}", w.log.render());
+                let mut out = String::new();
+                for i in 0..sim.log_len() {
+                    out.push_str(&log_line(&*sim, i));
+                    out.push('\n');
+                }
+                print!("{out}");
             } else if as_json {
-                println!("{}", serde_json::to_string_pretty(&report_json(&w)).unwrap_or_default());
+                println!("{}", serde_json::to_string_pretty(&sim.report()).unwrap_or_default());
             } else {
-                print!("{}", report_text(&w));
+                print!("{}", sim.report_text());
             }
             ExitCode::SUCCESS
         }
@@ -72,9 +76,10 @@ fn run(args: &[String]) -> ExitCode {
 fn validate(args: &[String]) -> ExitCode {
     let mut ok = true;
     for path in args {
-        match read(path).map_err(|e| vec![e]).and_then(|t| {
-            crate::sim::scenario::parse_scenario(&t).map_err(|errs| errs.iter().map(|e| format!("{path}: {e}")).collect())
-        }) {
+        match read(path)
+            .map_err(|e| vec![e])
+            .and_then(|t| model::parse(&t).map(drop).map_err(|errs| errs.iter().map(|e| format!("{path}: {e}")).collect()))
+        {
             Ok(_) => println!("{path}: ok"),
             Err(errs) => {
                 ok = false;

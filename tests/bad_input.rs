@@ -1,6 +1,6 @@
 //! A corpus of broken scenarios: each gives an error naming the JSON path, and nothing panics.
 
-use mqviz::sim::scenario::parse_scenario;
+use mqviz::sim::model::parse as parse_scenario;
 
 const GOOD: &str = r#"{"format": "mqviz-scenario/1", "until": 1000, "brokers": [{"name": "b"}],
   "topics": [{"name": "T", "queues": 4}],

@@ -2,7 +2,7 @@
 //! must equal `tests/golden/digests.txt`, which the wasm test (tests/wasm_determinism.rs, headless
 //! Chromium) checks too. Regenerate with `UPDATE_GOLDEN=1 cargo test --test determinism_golden`.
 
-use mqviz::sim::model::run_rocketmq;
+use mqviz::sim::model::run;
 use mqviz::sim::presets::PRESETS;
 
 #[test]
@@ -10,8 +10,8 @@ fn preset_digests_match_golden() {
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut lines = String::new();
     for p in PRESETS {
-        let w = run_rocketmq(p.text).unwrap();
-        lines.push_str(&format!("{} {:016x}\n", p.file, w.log.digest()));
+        let sim = run(p.text).unwrap();
+        lines.push_str(&format!("{} {:016x}\n", p.file, sim.digest()));
     }
     let golden_path = format!("{dir}/tests/golden/digests.txt");
     if std::env::var("UPDATE_GOLDEN").is_ok() {

@@ -4,8 +4,8 @@ use mqviz::sim::presets::by_file;
 use mqviz::sim::rocketmq::events::Event;
 use mqviz::sim::rocketmq::filter_manager::IndexDesign;
 use mqviz::sim::rocketmq::report::report_json;
+use mqviz::sim::rocketmq::scenario::parse_scenario;
 use mqviz::sim::rocketmq::world::World;
-use mqviz::sim::scenario::parse_scenario;
 use serde_json::json;
 
 fn run(text: &str) -> World {

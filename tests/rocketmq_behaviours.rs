@@ -3,8 +3,8 @@
 
 use mqviz::sim::rocketmq::events::Event;
 use mqviz::sim::rocketmq::report::report_json;
+use mqviz::sim::rocketmq::scenario::parse_scenario;
 use mqviz::sim::rocketmq::world::World;
-use mqviz::sim::scenario::parse_scenario;
 use serde_json::{json, Value};
 
 fn scenario(groups: Value, timeline: Value, until: u64, count: u32) -> String {

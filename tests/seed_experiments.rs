@@ -142,7 +142,7 @@ fn every_event_cause_points_backwards() {
 #[test]
 fn checkpoint_clone_replays_identically() {
     let text = preset_text("seed-same-topic-different-tags.json");
-    let s = mqviz::sim::scenario::parse_scenario(&text).unwrap();
+    let s = mqviz::sim::rocketmq::scenario::parse_scenario(&text).unwrap();
     let mut w = mqviz::sim::rocketmq::world::World::new(s);
     w.run_until(10_500);
     let mut checkpoint = w.clone();

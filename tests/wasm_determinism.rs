@@ -2,7 +2,7 @@
 //! their event-log digests with the same golden file the native test checks.
 #![cfg(target_arch = "wasm32")]
 
-use mqviz::sim::model::run_rocketmq;
+use mqviz::sim::model::{run, run_rocketmq};
 use mqviz::sim::presets::{by_file, PRESETS};
 use wasm_bindgen_test::*;
 
@@ -14,8 +14,8 @@ const GOLDEN: &str = include_str!("golden/digests.txt");
 fn preset_digests_match_native_golden() {
     let mut lines = String::new();
     for p in PRESETS {
-        let w = run_rocketmq(p.text).expect("preset parses");
-        lines.push_str(&format!("{} {:016x}\n", p.file, w.log.digest()));
+        let sim = run(p.text).expect("preset parses");
+        lines.push_str(&format!("{} {:016x}\n", p.file, sim.digest()));
     }
     assert_eq!(lines, GOLDEN);
 }

@@ -1,55 +1,64 @@
 //! Stepping backwards: a run is scenario + seed + the commands entered during it, so any earlier
-//! instant can be rebuilt by restoring the nearest checkpoint (a clone of the World) and
+//! instant can be rebuilt by restoring the nearest checkpoint (a clone of the model) and
 //! replaying the commands from there. The rebuilt state is identical to the original, event for
 //! event, because commands are re-entered at the same instant, after the same events.
 
+use serde_json::Value;
+
 use crate::sim::engine::Millis;
-use crate::sim::rocketmq::world::World;
-use crate::sim::scenario::{Action, TimedAction};
+use crate::sim::json_path::PathError;
+use crate::sim::model::Simulation;
 
 /// How many checkpoints are kept; older ones are thinned out (every other one dropped).
 const MAX_CHECKPOINTS: usize = 48;
-/// Checkpoints stop once a log is this large: each one clones the whole World.
+/// Checkpoints stop once a log is this large: each one clones the whole model.
 const MAX_CHECKPOINT_EVENTS: usize = 200_000;
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct Checkpoint {
     at: Millis,
     /// Commands already applied in this checkpoint.
     commands: usize,
-    world: World,
+    sim: Box<dyn Simulation>,
 }
 
-#[derive(Clone, Debug)]
+/// A command entered during the run: a timeline entry in the model's JSON form, with its instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entered {
+    pub at: Millis,
+    pub command: Value,
+}
+
+#[derive(Clone)]
 pub struct History {
-    commands: Vec<TimedAction>,
+    commands: Vec<Entered>,
     checkpoints: Vec<Checkpoint>,
     interval: Millis,
 }
 
 impl History {
-    /// Starts the history of a freshly built World (checkpoint at its current time).
-    pub fn new(initial: &World) -> History {
-        let interval = (initial.scenario.until / 40).max(1_000);
+    /// Starts the history of a freshly built model (checkpoint at its current time).
+    pub fn new(initial: &dyn Simulation) -> History {
+        let interval = (initial.until() / 40).max(1_000);
         History {
             commands: Vec::new(),
-            checkpoints: vec![Checkpoint { at: initial.now, commands: 0, world: initial.clone() }],
+            checkpoints: vec![Checkpoint { at: initial.now(), commands: 0, sim: initial.clone_box() }],
             interval,
         }
     }
 
     /// The commands entered so far, in order: with the scenario they describe the whole run.
-    pub fn commands(&self) -> &[TimedAction] {
+    pub fn commands(&self) -> &[Entered] {
         &self.commands
     }
 
-    /// Call after the World advanced: keeps a checkpoint every `interval` of simulated time.
-    pub fn after_advance(&mut self, w: &World) {
+    /// Call after the model advanced: keeps a checkpoint every `interval` of simulated time.
+    pub fn after_advance(&mut self, sim: &dyn Simulation) {
         let last = self.checkpoints.last().map(|c| c.at).unwrap_or(0);
-        if w.now < last + self.interval || w.log.len() > MAX_CHECKPOINT_EVENTS {
+        if sim.now() < last + self.interval || sim.log_len() > MAX_CHECKPOINT_EVENTS {
             return;
         }
-        self.checkpoints.push(Checkpoint { at: w.now, commands: self.commands.len(), world: w.clone() });
+        self.checkpoints.push(Checkpoint { at: sim.now(), commands: self.commands.len(), sim: sim.clone_box() });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
             // Keep the first, then every other one: spacing doubles, memory stays bounded.
             let mut i = 0;
@@ -61,34 +70,39 @@ impl History {
         }
     }
 
-    /// Enters a command at the World's current time, records it, and runs what is due now.
-    pub fn command(&mut self, w: &mut World, action: Action) {
-        let cmd = TimedAction { at: w.now, action };
-        self.commands.push(cmd.clone());
-        w.handle_command(cmd);
-        let now = w.now;
-        w.run_until(now);
+    /// Enters a command at the model's current time, records it, and runs what is due now. An
+    /// invalid command changes nothing and is not recorded.
+    pub fn command(&mut self, sim: &mut Box<dyn Simulation>, mut command: Value) -> Result<(), Vec<PathError>> {
+        let at = sim.now();
+        if let Value::Object(map) = &mut command {
+            map.insert("at".into(), Value::from(at));
+        }
+        sim.enter_command(&command)?;
+        self.commands.push(Entered { at, command });
+        sim.run_until(at);
+        Ok(())
     }
 
-    /// Moves the World to time `t`: forward by running, backward by restoring and replaying.
-    pub fn seek(&mut self, w: &mut World, t: Millis) {
-        if t >= w.now {
-            w.run_until(t);
-            self.after_advance(w);
+    /// Moves the model to time `t`: forward by running, backward by restoring and replaying.
+    pub fn seek(&mut self, sim: &mut Box<dyn Simulation>, t: Millis) {
+        if t >= sim.now() {
+            sim.run_until(t);
+            self.after_advance(&**sim);
             return;
         }
         let Some(cp) = self.checkpoints.iter().rev().find(|c| c.at <= t) else { return };
-        let mut rebuilt = cp.world.clone();
+        let mut rebuilt = cp.sim.clone_box();
         for cmd in &self.commands[cp.commands..] {
             if cmd.at > t {
                 break;
             }
             rebuilt.run_until(cmd.at);
-            rebuilt.handle_command(cmd.clone());
+            // It was valid when entered, and the rebuilt state at this instant is the same.
+            let _ = rebuilt.enter_command(&cmd.command);
             rebuilt.run_until(cmd.at);
         }
         rebuilt.run_until(t);
-        *w = rebuilt;
+        *sim = rebuilt;
         // Commands after `t` belong to the abandoned future (like a fork): a new edit replaces them.
         let kept = self.commands.iter().take_while(|c| c.at <= t).count();
         self.commands.truncate(kept);
@@ -96,14 +110,14 @@ impl History {
     }
 
     /// One step back: to the previous instant at which something happened.
-    pub fn step_back(&mut self, w: &mut World) {
-        let now = w.now;
-        let prev = w.log.entries().iter().rev().map(|e| e.at).find(|&at| at < now);
+    pub fn step_back(&mut self, sim: &mut Box<dyn Simulation>) {
+        let now = sim.now();
+        let prev = (0..sim.log_len()).rev().map(|i| sim.log_time(i)).find(|&at| at < now);
         match prev {
-            Some(t) => self.seek(w, t),
+            Some(t) => self.seek(sim, t),
             None => {
                 if let Some(first) = self.checkpoints.first() {
-                    *w = first.world.clone();
+                    *sim = first.sim.clone_box();
                     self.commands.clear();
                     self.checkpoints.truncate(1);
                 }
@@ -114,45 +128,54 @@ impl History {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::sim::presets::by_file;
-    use crate::sim::scenario::{parse_scenario, SubscriptionSpec};
+    use serde_json::json;
 
-    fn world(file: &str) -> World {
-        World::new(parse_scenario(by_file(file).unwrap().text).unwrap())
+    use super::*;
+    use crate::sim::model::{log_line, parse};
+    use crate::sim::presets::by_file;
+
+    fn world(file: &str) -> Box<dyn Simulation> {
+        parse(by_file(file).unwrap().text).unwrap()
+    }
+
+    fn texts(sim: &dyn Simulation, upto: Millis) -> Vec<String> {
+        (0..sim.log_len()).filter(|&i| sim.log_time(i) <= upto).map(|i| sim.log_text(i)).collect()
+    }
+
+    fn render(sim: &dyn Simulation) -> String {
+        (0..sim.log_len()).map(|i| log_line(sim, i) + "\n").collect()
     }
 
     #[test]
     fn seeking_back_rebuilds_the_identical_state() {
         let mut w = world("seed-same-topic-different-tags.json");
-        let mut h = History::new(&w);
+        let mut h = History::new(&*w);
         for t in (0..=40_000).step_by(700) {
             h.seek(&mut w, t);
         }
-        let log_at_20s: Vec<String> = w.log.entries().iter().filter(|e| e.at <= 20_000).map(|e| e.kind.to_string()).collect();
+        let log_at_20s = texts(&*w, 20_000);
         h.seek(&mut w, 20_000);
-        assert_eq!(w.now, 20_000);
-        let rebuilt: Vec<String> = w.log.entries().iter().map(|e| e.kind.to_string()).collect();
-        assert_eq!(rebuilt, log_at_20s);
+        assert_eq!(w.now(), 20_000);
+        assert_eq!(texts(&*w, u64::MAX), log_at_20s);
         // And forward again ends where a straight run ends.
         h.seek(&mut w, 120_000);
         let mut straight = world("seed-same-topic-different-tags.json");
-        straight.run_to_end();
-        assert_eq!(w.log.render(), straight.log.render());
+        straight.run_until(120_000);
+        assert_eq!(render(&*w), render(&*straight));
     }
 
     #[test]
     fn commands_are_replayed_at_their_instant() {
         let mut w = world("consistent-group.json");
-        let mut h = History::new(&w);
+        let mut h = History::new(&*w);
         h.seek(&mut w, 12_345);
-        let sub = SubscriptionSpec { topic: "TopicTestA".into(), expression: "TagA".into(), expression_type: None };
-        h.command(&mut w, Action::Subscribe { client_id: "ConsumerB".into(), subscription: sub });
+        let sub = json!({"action": "subscribe", "clientId": "ConsumerB", "topic": "TopicTestA", "expression": "TagA"});
+        h.command(&mut w, sub).unwrap();
         h.seek(&mut w, 90_000);
-        let reference = w.log.render();
+        let reference = render(&*w);
         h.seek(&mut w, 30_000);
         h.seek(&mut w, 90_000);
-        assert_eq!(w.log.render(), reference);
+        assert_eq!(render(&*w), reference);
         assert_eq!(h.commands().len(), 1);
         // Going back before the command abandons it.
         h.seek(&mut w, 10_000);
@@ -160,13 +183,25 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_command_changes_nothing() {
+        let mut w = world("consistent-group.json");
+        let mut h = History::new(&*w);
+        h.seek(&mut w, 5_000);
+        let before = render(&*w);
+        let errors = h.command(&mut w, json!({"action": "stopConsumer", "clientId": "Nobody"})).unwrap_err();
+        assert!(errors[0].message.contains("unknown consumer"), "{errors:?}");
+        assert_eq!(render(&*w), before);
+        assert!(h.commands().is_empty());
+    }
+
+    #[test]
     fn step_back_goes_to_the_previous_event_instant() {
         let mut w = world("seed-same-topic-different-tags.json");
-        let mut h = History::new(&w);
+        let mut h = History::new(&*w);
         h.seek(&mut w, 5_003);
-        let before = w.log.entries().iter().rev().map(|e| e.at).find(|&at| at < 5_003).unwrap();
+        let before = (0..w.log_len()).rev().map(|i| w.log_time(i)).find(|&at| at < 5_003).unwrap();
         h.step_back(&mut w);
-        assert_eq!(w.now, before);
-        assert!(w.log.entries().iter().all(|e| e.at <= before));
+        assert_eq!(w.now(), before);
+        assert!((0..w.log_len()).all(|i| w.log_time(i) <= before));
     }
 }

@@ -42,7 +42,7 @@ mod tests {
         listed.sort();
         assert_eq!(files, listed, "static/scenarios and PRESETS disagree");
         for p in super::PRESETS {
-            crate::sim::scenario::parse_scenario(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
+            crate::sim::rocketmq::scenario::parse_scenario(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
         }
     }
 }

@@ -7,9 +7,9 @@ use leptos::prelude::*;
 
 use super::state::{esc, group_members, Sim};
 use crate::sim::rocketmq::filterapi;
+use crate::sim::rocketmq::scenario::{Action, AllocationSpec, SendSpec, SubscriptionSpec};
 use crate::sim::rocketmq::sql92::{self, Sql92Version};
 use crate::sim::rocketmq::world::{is_system_topic, World};
-use crate::sim::scenario::{Action, AllocationSpec, SendSpec, SubscriptionSpec};
 
 /// Largest queue count the editor accepts (the canvas draws every queue).
 const MAX_UI_QUEUES: u32 = 256;
@@ -442,7 +442,7 @@ fn parse_send(at: u64, producer: &str, form: SendForm) -> Result<SendSpec, Strin
     if topic.is_empty() {
         problems.push("pick a topic".into());
     }
-    let properties = crate::sim::scenario::properties::parse_properties(&properties).unwrap_or_else(|e| {
+    let properties = crate::sim::rocketmq::scenario::properties::parse_properties(&properties).unwrap_or_else(|e| {
         problems.push(e);
         Default::default()
     });

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use crate::sim::engine::Millis;
 use crate::sim::history::History;
+use crate::sim::rocketmq::scenario::{parse_scenario, TimedAction};
 use crate::sim::rocketmq::world::World;
-use crate::sim::scenario::{parse_scenario, TimedAction};
 
 pub use crate::sim::presets::PRESETS;
 
@@ -206,7 +206,7 @@ impl Sim {
 
     /// Enters a command at the current time and applies it right away (and whatever else is due
     /// at this instant), so the editors see its effect while paused.
-    pub fn command(&self, action: crate::sim::scenario::Action) {
+    pub fn command(&self, action: crate::sim::rocketmq::scenario::Action) {
         self.world.update_value(|w| {
             if let Some(w) = w {
                 self.history.update_value(|h| match h {

@@ -63,7 +63,7 @@ pub struct FilterCostSample {
 }
 
 impl Broker {
-    pub fn new(spec: &crate::sim::scenario::BrokerSpec) -> Self {
+    pub fn new(spec: &crate::sim::rocketmq::scenario::BrokerSpec) -> Self {
         let config = FilterManagerConfig {
             design: spec.filter_index,
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,

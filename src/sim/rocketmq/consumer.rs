@@ -7,7 +7,7 @@ use super::events::{MsgId, Name};
 use super::filterapi::SubscriptionData;
 use super::types::{ConsumeFromWhere, MessageModel, MessageQueue};
 use crate::sim::engine::Millis;
-use crate::sim::scenario::{ConsumeResultPolicy, ConsumerSpec};
+use crate::sim::rocketmq::scenario::{ConsumeResultPolicy, ConsumerSpec};
 
 /// `ProcessQueue`: what the client holds for one allocated queue.
 #[derive(Clone, Debug, Default)]

@@ -11,6 +11,8 @@ pub mod filterapi;
 pub mod group_info;
 pub mod producer_index;
 pub mod report;
+pub mod scenario;
+pub mod seam;
 pub mod sql92;
 pub mod store;
 pub mod types;

@@ -39,7 +39,7 @@ impl Provenance {
 }
 
 /// The consumers of a group as the scenario and timeline define them, in order.
-fn group_members(w: &World) -> BTreeMap<String, Vec<usize>> {
+pub fn group_members(w: &World) -> BTreeMap<String, Vec<usize>> {
     let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, c) in w.consumers.iter().enumerate() {
         out.entry(c.group.to_string()).or_default().push(i);
@@ -77,7 +77,7 @@ pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<Mes
 }
 
 /// What the group's strategy would give each queue, with the broker's current member list.
-fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[usize]) -> BTreeMap<MessageQueue, String> {
+pub fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[usize]) -> BTreeMap<MessageQueue, String> {
     let mut out = BTreeMap::new();
     let Some(&first) = members.iter().find(|&&c| w.consumers[c].running) else { return out };
     let con = &w.consumers[first];

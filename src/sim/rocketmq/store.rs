@@ -21,6 +21,8 @@ pub struct Message {
     pub broker: usize,
     pub queue_id: u32,
     pub queue_offset: u64,
+    /// The neutral partition id of its queue (set at store time).
+    pub pid: u32,
     pub reconsume_times: u32,
     /// For retry/DLQ copies: the message first produced.
     pub origin: Option<MsgId>,
@@ -61,6 +63,8 @@ pub struct CqEntry {
 #[derive(Clone, Debug, Default)]
 pub struct ConsumeQueue {
     pub entries: Vec<CqEntry>,
+    /// The queue's neutral partition id (`sim::model::PartitionId`), given by the World.
+    pub pid: Option<u32>,
 }
 
 impl ConsumeQueue {

@@ -1,208 +1,98 @@
-//! Scenario format v1 (`docs/scenario-format.md`): one JSON envelope for every broker model.
+//! The scenario envelope (`docs/scenario-format.md`): the fields every broker model shares.
 //!
-//! A run is fully described by scenario + seed + the list of timed commands (`TimedAction`), so
-//! edits made in the UI during a run are just more timeline entries.
+//! The envelope knows no broker. It reads `format`, `broker`, `name`, `description`, `seed`,
+//! `until` and `network`, and hands the rest of the same JSON object to the model that
+//! `sim::model` picks by the `broker` name. Each model reads its own fields from that object and
+//! reports unknown ones, so a scenario is validated as one document with one set of JSON paths.
+//!
+//! A run is fully described by the scenario, its seed and the timed commands entered during it
+//! (timeline entries in the model's JSON form), so edits made in the UI are just more timeline
+//! entries.
 
-mod parse;
-pub mod properties;
-
-use std::collections::BTreeMap;
-
-pub use parse::{parse_scenario, parse_scenario_value};
+use serde_json::Value;
 
 use crate::sim::engine::Millis;
-use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel};
+use crate::sim::json_path::{as_str, Errors, Obj};
 
 pub const FORMAT: &str = "mqviz-scenario/1";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BrokerKind {
-    RocketMq,
-    Kafka,
-    Pulsar,
-}
+/// Upper bounds shared by every model: they keep a hostile or mistaken scenario from exhausting
+/// memory or time.
+pub const MAX_TIME: u64 = 10_000_000_000; // ~115 days of logical time
+pub const MAX_ENTITIES: usize = 20_000;
+pub const MAX_LATENCY: u64 = 600_000;
+pub const MAX_MESSAGES_PER_SEND: u64 = 10_000_000;
+pub const MAX_MESSAGES_TOTAL: u64 = 50_000_000;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
+/// The shared part of every scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// The model's name as written (`rocketmq` when absent); `sim::model` resolves it.
+    pub broker: String,
     pub name: String,
     pub description: String,
-    pub kind: BrokerKind,
     pub seed: u64,
+    /// Where the scenario's story ends (the run may continue past it).
     pub until: Millis,
+    /// Default one-way latency of every link.
     pub latency_ms: Millis,
-    pub brokers: Vec<BrokerSpec>,
-    pub topics: Vec<TopicSpec>,
-    pub producers: Vec<ProducerSpec>,
-    pub groups: Vec<GroupSpec>,
-    pub timeline: Vec<TimedAction>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct BrokerSpec {
-    pub name: String,
-    pub enable_property_filter: bool,
-    /// `enableCalcFilterBitMap` (with the consume-queue extension it needs): bloom bitmaps at dispatch.
-    pub enable_calc_filter_bitmap: bool,
-    /// The ConsumerFilterManager design: before or after apache/rocketmq PR #10714.
-    pub filter_index: crate::sim::rocketmq::filter_manager::IndexDesign,
-    pub sql92_version: crate::sim::rocketmq::sql92::Sql92Version,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TopicSpec {
-    pub name: String,
-    pub queues: u32,
-    /// Brokers that host the topic; all brokers when the scenario does not say.
-    pub brokers: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum StartIndex {
-    Fixed(u32),
-    Random,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProducerSpec {
-    pub id: String,
-    pub group: String,
-    pub start_index: StartIndex,
-    pub latency_ms: Option<Millis>,
-    pub sends: Vec<SendSpec>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SendSpec {
-    pub at: Millis,
-    pub topic: String,
-    pub tag: Option<String>,
-    pub keys: Option<String>,
-    pub properties: BTreeMap<String, String>,
-    /// `{i}` is replaced by the message's index within this send script.
-    pub body: String,
-    pub count: u32,
-    pub interval_ms: Millis,
-    /// Explicit send times (absolute); when non-empty they replace `at`/`count`/`intervalMs`.
-    pub times: Vec<Millis>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum AllocationSpec {
-    Avg,
-    AvgByCircle,
-    Config { queues: Vec<String> },
-    MachineRoom { consumer_idcs: Vec<String> },
-    MachineRoomNearby { inner: Box<AllocationSpec> },
-    ConsistentHash { virtual_nodes: u32 },
-}
-
-impl AllocationSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            AllocationSpec::Avg => "AVG",
-            AllocationSpec::AvgByCircle => "AVG_BY_CIRCLE",
-            AllocationSpec::Config { .. } => "CONFIG",
-            AllocationSpec::MachineRoom { .. } => "MACHINE_ROOM",
-            AllocationSpec::MachineRoomNearby { .. } => "MACHINE_ROOM_NEARBY",
-            AllocationSpec::ConsistentHash { .. } => "CONSISTENT_HASH",
+/// Reads the envelope fields of a scenario object. Returns the envelope and the object reader,
+/// positioned so that the model reads its own fields and then calls `finish`.
+pub fn read_envelope<'a>(v: &'a Value, e: &mut Errors) -> Option<(Envelope, Obj<'a>)> {
+    let mut o = Obj::new(v, "$", e)?;
+    match o.req_str("format", e) {
+        Some(FORMAT) | None => {}
+        Some(other) => e.push("$.format", format!("unsupported format {other:?} (expected {FORMAT:?})")),
+    }
+    let broker = o.str("broker", e).unwrap_or("rocketmq").to_string();
+    let name = o.str("name", e).unwrap_or("untitled").to_string();
+    let description = o.str("description", e).unwrap_or("").to_string();
+    let seed = o.u64_in("seed", 0, u64::MAX, e).unwrap_or(0);
+    let until = o.req_u64_in("until", 1, MAX_TIME, e).unwrap_or(1);
+    let latency_ms = match o.get("network") {
+        Some(n) => {
+            let path = o.child_path("network");
+            Obj::new(n, &path, e)
+                .map(|mut n| {
+                    let l = n.u64_in("latencyMs", 0, MAX_LATENCY, e).unwrap_or(1);
+                    n.finish(e);
+                    l
+                })
+                .unwrap_or(1)
         }
+        None => 1,
+    };
+    Some((Envelope { broker, name, description, seed, until, latency_ms }, o))
+}
+
+/// The `broker` field of a scenario document, without validating anything else (so a model
+/// registry can pick the parser before reading the rest).
+pub fn broker_name(v: &Value) -> &str {
+    v.get("broker").and_then(Value::as_str).unwrap_or("rocketmq")
+}
+
+/// A list field, refused whole when it has more than `MAX_ENTITIES` entries.
+pub fn bounded<'a>(items: Vec<(String, &'a Value)>, path: &str, e: &mut Errors) -> Vec<(String, &'a Value)> {
+    if items.len() > MAX_ENTITIES {
+        e.push(path, format!("too many entries ({}, at most {MAX_ENTITIES})", items.len()));
+        return Vec::new();
+    }
+    items
+}
+
+/// `s` unless it is blank, which is reported at `path`.
+pub fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
+    if s.trim().is_empty() {
+        e.push(path, "must not be empty");
+        None
+    } else {
+        Some(s)
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct GroupSpec {
-    pub name: String,
-    pub message_model: MessageModel,
-    pub allocation: AllocationSpec,
-    pub consume_from_where: ConsumeFromWhere,
-    pub orderly: bool,
-    pub consumers: Vec<ConsumerSpec>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubscriptionSpec {
-    pub topic: String,
-    pub expression: String,
-    /// `None` = TAG; `Some("SQL92")` for SQL filters.
-    pub expression_type: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum ConsumeResultPolicy {
-    Success,
-    /// Every message returns RECONSUME_LATER until it has been re-consumed this many times.
-    FailTimes(u32),
-    AlwaysFail,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConsumerSpec {
-    pub client_id: String,
-    pub subscriptions: Vec<SubscriptionSpec>,
-    pub start_at: Option<Millis>,
-    pub latency_ms: Option<Millis>,
-    pub consume_time_ms: Millis,
-    pub result: ConsumeResultPolicy,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Action {
-    StartConsumer {
-        client_id: String,
-    },
-    /// Graceful shutdown: persist offsets, unregister (CHANGE notify).
-    StopConsumer {
-        client_id: String,
-    },
-    /// Process dies: no unregister; the broker forgets the channel after 120 s without notifying.
-    CrashConsumer {
-        client_id: String,
-    },
-    AddConsumer {
-        group: String,
-        consumer: ConsumerSpec,
-    },
-    Subscribe {
-        client_id: String,
-        subscription: SubscriptionSpec,
-    },
-    Unsubscribe {
-        client_id: String,
-        topic: String,
-    },
-    SetQueueCount {
-        topic: String,
-        queues: u32,
-    },
-    SetAllocation {
-        group: String,
-        allocation: AllocationSpec,
-    },
-    /// A new send script for an existing producer, starting at the action's time.
-    Produce {
-        producer: String,
-        send: SendSpec,
-    },
-}
-
-impl Action {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Action::StartConsumer { .. } => "startConsumer",
-            Action::StopConsumer { .. } => "stopConsumer",
-            Action::CrashConsumer { .. } => "crashConsumer",
-            Action::AddConsumer { .. } => "addConsumer",
-            Action::Subscribe { .. } => "subscribe",
-            Action::Unsubscribe { .. } => "unsubscribe",
-            Action::SetQueueCount { .. } => "setQueueCount",
-            Action::SetAllocation { .. } => "setAllocation",
-            Action::Produce { .. } => "produce",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimedAction {
-    pub at: Millis,
-    pub action: Action,
+/// An optional array of strings.
+pub fn string_list(o: &mut Obj, key: &'static str, e: &mut Errors) -> Vec<String> {
+    o.array(key, e).into_iter().filter_map(|(p, v)| as_str(v, &p, e).map(str::to_string)).collect()
 }

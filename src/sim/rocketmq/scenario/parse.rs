@@ -1,4 +1,5 @@
-//! Reading and validating scenario JSON. Every error names its JSON path; nothing panics.
+//! Reading and validating the RocketMQ section of a scenario. Every error names its JSON path;
+//! nothing panics.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,13 +9,11 @@ use super::*;
 use crate::sim::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
 use crate::sim::rocketmq::filter_manager::IndexDesign;
 use crate::sim::rocketmq::sql92::Sql92Version;
+use crate::sim::scenario::{
+    bounded, non_empty, read_envelope, string_list, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
+};
 
-/// Upper bounds that keep a hostile or mistaken scenario from exhausting memory.
-const MAX_TIME: u64 = 10_000_000_000; // ~115 days of logical time
 const MAX_QUEUES: u64 = 65_536;
-const MAX_ENTITIES: usize = 20_000;
-const MAX_MESSAGES_PER_SEND: u64 = 10_000_000;
-const MAX_LATENCY: u64 = 600_000;
 
 /// Parses scenario text. `Err` lists every problem found, each with its JSON path.
 pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
@@ -39,47 +38,37 @@ pub fn parse_scenario_value(v: &Value) -> Result<Scenario, Vec<PathError>> {
     }
 }
 
+/// Reads one timeline entry (`{"at", "action", ...}`) entered during a run. `path` names it in
+/// errors. References to consumers, topics and groups are checked by the World that runs it.
+pub fn parse_action(v: &Value, path: &str) -> Result<TimedAction, Vec<PathError>> {
+    let mut e = Errors::default();
+    match read_timed_action(v, path, &mut e) {
+        Some(a) if e.is_empty() => Ok(a),
+        _ => {
+            if e.list.is_empty() {
+                e.push(path, "invalid action");
+            }
+            Err(e.list)
+        }
+    }
+}
+
 /// The scenario and, aligned with its sorted timeline, the JSON path each entry came from.
 fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
-    let mut o = Obj::new(v, "$", e)?;
-    match o.req_str("format", e) {
-        Some(FORMAT) | None => {}
-        Some(other) => e.push("$.format", format!("unsupported format {other:?} (expected {FORMAT:?})")),
+    let (env, mut o) = read_envelope(v, e)?;
+    if env.broker != "rocketmq" {
+        e.push("$.broker", format!("expected \"rocketmq\" for this model, found {:?}", env.broker));
     }
-    let kind = match o.str("broker", e).unwrap_or("rocketmq") {
-        "rocketmq" => BrokerKind::RocketMq,
-        "kafka" => BrokerKind::Kafka,
-        "pulsar" => BrokerKind::Pulsar,
-        other => {
-            e.push("$.broker", format!("unknown broker model {other:?} (expected rocketmq, kafka or pulsar)"));
-            BrokerKind::RocketMq
-        }
-    };
-    let name = o.str("name", e).unwrap_or("untitled").to_string();
-    let description = o.str("description", e).unwrap_or("").to_string();
-    let seed = o.u64_in("seed", 0, u64::MAX, e).unwrap_or(0);
-    let until = o.req_u64_in("until", 1, MAX_TIME, e).unwrap_or(1);
-    let latency_ms = match o.get("network") {
-        Some(n) => {
-            let path = o.child_path("network");
-            Obj::new(n, &path, e)
-                .map(|mut n| {
-                    let l = n.u64_in("latencyMs", 0, MAX_LATENCY, e).unwrap_or(1);
-                    n.finish(e);
-                    l
-                })
-                .unwrap_or(1)
-        }
-        None => 1,
-    };
-    let brokers = bounded(o.array("brokers", e), "brokers", e).into_iter().filter_map(|(p, v)| read_broker(v, &p, e)).collect();
-    let topics = bounded(o.array("topics", e), "topics", e).into_iter().filter_map(|(p, v)| read_topic(v, &p, e)).collect();
+    let brokers = bounded(o.array("brokers", e), "$.brokers", e).into_iter().filter_map(|(p, v)| read_broker(v, &p, e)).collect();
+    let topics = bounded(o.array("topics", e), "$.topics", e).into_iter().filter_map(|(p, v)| read_topic(v, &p, e)).collect();
     let producers =
-        bounded(o.array("producers", e), "producers", e).into_iter().filter_map(|(p, v)| read_producer(v, &p, e)).collect();
+        bounded(o.array("producers", e), "$.producers", e).into_iter().filter_map(|(p, v)| read_producer(v, &p, e)).collect();
     let mut timeline = Vec::new();
-    let groups =
-        bounded(o.array("groups", e), "groups", e).into_iter().filter_map(|(p, v)| read_group(v, &p, e, &mut timeline)).collect();
-    for (p, v) in bounded(o.array("timeline", e), "timeline", e) {
+    let groups = bounded(o.array("groups", e), "$.groups", e)
+        .into_iter()
+        .filter_map(|(p, v)| read_group(v, &p, e, &mut timeline))
+        .collect();
+    for (p, v) in bounded(o.array("timeline", e), "$.timeline", e) {
         if let Some(a) = read_timed_action(v, &p, e) {
             timeline.push((a, p));
         }
@@ -88,15 +77,19 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
     timeline.sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
     o.finish(e);
-    Some((Scenario { name, description, kind, seed, until, latency_ms, brokers, topics, producers, groups, timeline }, paths))
-}
-
-fn bounded<'a>(items: Vec<(String, &'a Value)>, what: &str, e: &mut Errors) -> Vec<(String, &'a Value)> {
-    if items.len() > MAX_ENTITIES {
-        e.push(&format!("$.{what}"), format!("too many entries ({}, at most {MAX_ENTITIES})", items.len()));
-        return Vec::new();
-    }
-    items
+    let scenario = Scenario {
+        name: env.name,
+        description: env.description,
+        seed: env.seed,
+        until: env.until,
+        latency_ms: env.latency_ms,
+        brokers,
+        topics,
+        producers,
+        groups,
+        timeline,
+    };
+    Some((scenario, paths))
 }
 
 fn read_broker(v: &Value, path: &str, e: &mut Errors) -> Option<BrokerSpec> {
@@ -129,15 +122,6 @@ fn read_broker(v: &Value, path: &str, e: &mut Errors) -> Option<BrokerSpec> {
     })
 }
 
-fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
-    if s.trim().is_empty() {
-        e.push(path, "must not be empty");
-        None
-    } else {
-        Some(s)
-    }
-}
-
 fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let mut o = Obj::new(v, path, e)?;
     let name = o.req_str("name", e).map(str::to_string);
@@ -145,10 +129,6 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let brokers = string_list(&mut o, "brokers", e);
     o.finish(e);
     Some(TopicSpec { name: non_empty(name?, &format!("{path}.name"), e)?, queues: queues? as u32, brokers })
-}
-
-fn string_list(o: &mut Obj, key: &'static str, e: &mut Errors) -> Vec<String> {
-    o.array(key, e).into_iter().filter_map(|(p, v)| as_str(v, &p, e).map(str::to_string)).collect()
 }
 
 fn read_producer(v: &Value, path: &str, e: &mut Errors) -> Option<ProducerSpec> {
@@ -490,9 +470,6 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
 
 /// Cross-references: names are unique and everything referenced exists.
 fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
-    if s.kind != BrokerKind::RocketMq {
-        e.push("$.broker", "only the rocketmq model is implemented so far");
-    }
     if s.brokers.is_empty() {
         e.push("$.brokers", "at least one broker is required");
     }
@@ -522,8 +499,11 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             }
         }
     }
-    if total_messages > 50_000_000 {
-        e.push("$.producers", format!("{total_messages} messages in total is more than the 50,000,000 the simulator accepts"));
+    if total_messages > MAX_MESSAGES_TOTAL {
+        e.push(
+            "$.producers",
+            format!("{total_messages} messages in total is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
+        );
     }
     let mut clients = BTreeSet::new();
     let mut groups = BTreeSet::new();

@@ -1,0 +1,197 @@
+//! The RocketMQ section of a scenario (`docs/scenario-format.md`): brokers, topics, producers,
+//! groups and the timeline, read from the same JSON object as the shared envelope
+//! (`sim::scenario`).
+
+mod parse;
+pub mod properties;
+
+use std::collections::BTreeMap;
+
+pub use parse::{parse_action, parse_scenario, parse_scenario_value};
+
+use crate::sim::engine::Millis;
+use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub until: Millis,
+    pub latency_ms: Millis,
+    pub brokers: Vec<BrokerSpec>,
+    pub topics: Vec<TopicSpec>,
+    pub producers: Vec<ProducerSpec>,
+    pub groups: Vec<GroupSpec>,
+    pub timeline: Vec<TimedAction>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerSpec {
+    pub name: String,
+    pub enable_property_filter: bool,
+    /// `enableCalcFilterBitMap` (with the consume-queue extension it needs): bloom bitmaps at dispatch.
+    pub enable_calc_filter_bitmap: bool,
+    /// The ConsumerFilterManager design: before or after apache/rocketmq PR #10714.
+    pub filter_index: crate::sim::rocketmq::filter_manager::IndexDesign,
+    pub sql92_version: crate::sim::rocketmq::sql92::Sql92Version,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicSpec {
+    pub name: String,
+    pub queues: u32,
+    /// Brokers that host the topic; all brokers when the scenario does not say.
+    pub brokers: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartIndex {
+    Fixed(u32),
+    Random,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSpec {
+    pub id: String,
+    pub group: String,
+    pub start_index: StartIndex,
+    pub latency_ms: Option<Millis>,
+    pub sends: Vec<SendSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendSpec {
+    pub at: Millis,
+    pub topic: String,
+    pub tag: Option<String>,
+    pub keys: Option<String>,
+    pub properties: BTreeMap<String, String>,
+    /// `{i}` is replaced by the message's index within this send script.
+    pub body: String,
+    pub count: u32,
+    pub interval_ms: Millis,
+    /// Explicit send times (absolute); when non-empty they replace `at`/`count`/`intervalMs`.
+    pub times: Vec<Millis>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllocationSpec {
+    Avg,
+    AvgByCircle,
+    Config { queues: Vec<String> },
+    MachineRoom { consumer_idcs: Vec<String> },
+    MachineRoomNearby { inner: Box<AllocationSpec> },
+    ConsistentHash { virtual_nodes: u32 },
+}
+
+impl AllocationSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AllocationSpec::Avg => "AVG",
+            AllocationSpec::AvgByCircle => "AVG_BY_CIRCLE",
+            AllocationSpec::Config { .. } => "CONFIG",
+            AllocationSpec::MachineRoom { .. } => "MACHINE_ROOM",
+            AllocationSpec::MachineRoomNearby { .. } => "MACHINE_ROOM_NEARBY",
+            AllocationSpec::ConsistentHash { .. } => "CONSISTENT_HASH",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    pub name: String,
+    pub message_model: MessageModel,
+    pub allocation: AllocationSpec,
+    pub consume_from_where: ConsumeFromWhere,
+    pub orderly: bool,
+    pub consumers: Vec<ConsumerSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubscriptionSpec {
+    pub topic: String,
+    pub expression: String,
+    /// `None` = TAG; `Some("SQL92")` for SQL filters.
+    pub expression_type: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConsumeResultPolicy {
+    Success,
+    /// Every message returns RECONSUME_LATER until it has been re-consumed this many times.
+    FailTimes(u32),
+    AlwaysFail,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerSpec {
+    pub client_id: String,
+    pub subscriptions: Vec<SubscriptionSpec>,
+    pub start_at: Option<Millis>,
+    pub latency_ms: Option<Millis>,
+    pub consume_time_ms: Millis,
+    pub result: ConsumeResultPolicy,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    StartConsumer {
+        client_id: String,
+    },
+    /// Graceful shutdown: persist offsets, unregister (CHANGE notify).
+    StopConsumer {
+        client_id: String,
+    },
+    /// Process dies: no unregister; the broker forgets the channel after 120 s without notifying.
+    CrashConsumer {
+        client_id: String,
+    },
+    AddConsumer {
+        group: String,
+        consumer: ConsumerSpec,
+    },
+    Subscribe {
+        client_id: String,
+        subscription: SubscriptionSpec,
+    },
+    Unsubscribe {
+        client_id: String,
+        topic: String,
+    },
+    SetQueueCount {
+        topic: String,
+        queues: u32,
+    },
+    SetAllocation {
+        group: String,
+        allocation: AllocationSpec,
+    },
+    /// A new send script for an existing producer, starting at the action's time.
+    Produce {
+        producer: String,
+        send: SendSpec,
+    },
+}
+
+impl Action {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::StartConsumer { .. } => "startConsumer",
+            Action::StopConsumer { .. } => "stopConsumer",
+            Action::CrashConsumer { .. } => "crashConsumer",
+            Action::AddConsumer { .. } => "addConsumer",
+            Action::Subscribe { .. } => "subscribe",
+            Action::Unsubscribe { .. } => "unsubscribe",
+            Action::SetQueueCount { .. } => "setQueueCount",
+            Action::SetAllocation { .. } => "setAllocation",
+            Action::Produce { .. } => "produce",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedAction {
+    pub at: Millis,
+    pub action: Action,
+}

@@ -1,0 +1,446 @@
+//! RocketMQ behind the broker-neutral seam (`sim::model::Simulation`): commands arrive as timeline
+//! JSON, the log is read by index, and the topology is translated into the neutral `View`.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::events::Event;
+use super::report::{allocation_by_strategy, group_members, group_warnings, report_json, report_text};
+use super::scenario::{parse_action, Action, TimedAction};
+use super::types::{MessageModel, MessageQueue};
+use super::world::{is_system_topic, World};
+use crate::sim::engine::{EventId, Millis};
+use crate::sim::json_path::PathError;
+use crate::sim::model::{
+    BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
+    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View,
+};
+
+impl World {
+    /// Problems with a command's references in the current state (its shape was checked by the
+    /// parser). Empty when it can be entered.
+    pub fn check_command(&self, cmd: &TimedAction) -> Vec<PathError> {
+        let err = |message: String| PathError { path: "$".into(), message };
+        let has_consumer = |id: &str| self.consumers.iter().any(|c| &*c.client_id == id);
+        let has_topic = |t: &str| self.brokers.iter().any(|b| b.topics.contains_key(t));
+        let has_group = |g: &str| self.scenario.groups.iter().any(|x| x.name == g);
+        let mut out = Vec::new();
+        let name = cmd.action.name();
+        match &cmd.action {
+            Action::StartConsumer { client_id }
+            | Action::StopConsumer { client_id }
+            | Action::CrashConsumer { client_id }
+            | Action::Unsubscribe { client_id, .. } => {
+                if !has_consumer(client_id) {
+                    out.push(err(format!("{name}: unknown consumer {client_id:?}")));
+                }
+            }
+            Action::Subscribe { client_id, subscription } => {
+                if !has_consumer(client_id) {
+                    out.push(err(format!("subscribe: unknown consumer {client_id:?}")));
+                }
+                if !has_topic(&subscription.topic) {
+                    out.push(err(format!("subscribe: unknown topic {:?}", subscription.topic)));
+                }
+            }
+            Action::AddConsumer { group, consumer } => {
+                if !has_group(group) {
+                    out.push(err(format!("addConsumer: unknown group {group:?}")));
+                }
+                if has_consumer(&consumer.client_id) {
+                    out.push(err(format!("addConsumer: duplicate clientId {:?}", consumer.client_id)));
+                }
+                for s in &consumer.subscriptions {
+                    if !has_topic(&s.topic) {
+                        out.push(err(format!("addConsumer: unknown topic {:?}", s.topic)));
+                    }
+                }
+            }
+            Action::SetQueueCount { topic, .. } => {
+                if !has_topic(topic) {
+                    out.push(err(format!("setQueueCount: unknown topic {topic:?}")));
+                }
+            }
+            Action::Produce { producer, send } => {
+                if !self.producers.iter().any(|p| &*p.id == producer) {
+                    out.push(err(format!("produce: unknown producer {producer:?}")));
+                }
+                if !has_topic(&send.topic) {
+                    out.push(err(format!("produce: unknown topic {:?}", send.topic)));
+                }
+            }
+            Action::SetAllocation { group, .. } => {
+                if !has_group(group) {
+                    out.push(err(format!("setAllocation: unknown group {group:?}")));
+                }
+            }
+        }
+        out
+    }
+
+    fn partition_of(&self, broker: &str, mq: &MessageQueue) -> Option<PartitionId> {
+        let b = self.brokers.iter().position(|x| &*x.name == broker)?;
+        self.brokers[b].cq(&mq.topic, mq.queue_id)?.pid
+    }
+
+    fn consumer_state(&self, c: usize) -> ConsumerState {
+        let con = &self.consumers[c];
+        if con.running {
+            ConsumerState::Running
+        } else if con.start_error.is_some() {
+            ConsumerState::StartFailed
+        } else if con.crashed {
+            ConsumerState::Crashed
+        } else if con.incarnation == 0 {
+            ConsumerState::NotStarted
+        } else {
+            ConsumerState::Stopped
+        }
+    }
+
+    /// When the broker's entry for (group, topic) last changed, from the table history.
+    fn table_changed_at(&self, broker: &str, group: &str, topic: &str) -> Option<Millis> {
+        self.history.get(group)?.iter().rev().find(|h| h.broker == broker && h.topic == topic).map(|h| h.at)
+    }
+
+    fn broker_lines(&self, b: usize) -> Vec<StateLine> {
+        let broker = &self.brokers[b];
+        let mut lines = Vec::new();
+        for (group, info) in &broker.groups {
+            for (topic, sd) in &info.subscription_table {
+                if is_system_topic(topic) {
+                    continue;
+                }
+                let writer = broker.table_writer.get(&(group.clone(), topic.clone())).map(|n| n.to_string()).unwrap_or_default();
+                // The entry hurts when a running member of the group wants another expression.
+                let disagrees = self.consumers.iter().any(|c| {
+                    c.running && *c.group == **group && c.subs.get(topic).is_some_and(|own| own.sub_string != sd.sub_string)
+                });
+                lines.push(StateLine {
+                    text: format!("{topic} ⇐ {} ({writer}, subVersion {})", sd.sub_string, sd.sub_version),
+                    changed_at: self.table_changed_at(&broker.name, group, topic),
+                    alert: disagrees,
+                });
+            }
+        }
+        lines
+    }
+
+    /// The consumer's own expressions that differ from what the broker applies for its group.
+    fn mismatch(&self, c: usize) -> Option<String> {
+        let con = &self.consumers[c];
+        if !con.running {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for (topic, own) in &con.subs {
+            if is_system_topic(topic) {
+                continue;
+            }
+            let table = self.brokers.iter().find_map(|b| {
+                let sd = b.groups.get(&*con.group)?.subscription_table.get(topic)?;
+                let writer = b.table_writer.get(&(con.group.to_string(), topic.clone())).cloned();
+                Some((sd.sub_string.clone(), writer))
+            });
+            match table {
+                Some((applied, writer)) if applied != own.sub_string => parts.push(format!(
+                    "{topic}: own {}, broker applies {applied}{}",
+                    own.sub_string,
+                    writer.map(|w| format!(" (from {w})")).unwrap_or_default()
+                )),
+                None if !self.brokers.iter().any(|b| b.groups.contains_key(&*con.group)) => {}
+                None => parts.push(format!("{topic}: no entry on the broker")),
+                _ => {}
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    fn topic_views(&self) -> Vec<TopicView> {
+        let mut names: Vec<&str> = self.brokers.iter().flat_map(|b| b.cqs.keys().map(String::as_str)).collect();
+        names.sort_unstable();
+        names.dedup();
+        let members = group_members(self);
+        let multi_broker = self.brokers.len() > 1;
+        let mut out = Vec::new();
+        for topic in names {
+            let mut partitions = Vec::new();
+            // Who should hold each queue, for the reason an unowned one shows.
+            let mut alloc: BTreeMap<MessageQueue, String> = BTreeMap::new();
+            for (group, ms) in &members {
+                if ms.iter().any(|&c| self.consumers[c].running && self.consumers[c].model == MessageModel::Clustering) {
+                    alloc.extend(allocation_by_strategy(self, group, topic, ms));
+                }
+            }
+            let wanted = self.consumers.iter().any(|c| c.running && c.subs.contains_key(topic));
+            for (bi, b) in self.brokers.iter().enumerate() {
+                let Some(cqs) = b.cqs.get(topic) else { continue };
+                for (q, cq) in cqs.iter().enumerate() {
+                    let Some(id) = cq.pid else { continue };
+                    let mq = MessageQueue::new(topic, &*b.name, q as u32);
+                    let owners: Vec<ConsumerIx> = self
+                        .consumers
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.running && c.pqs.contains_key(&mq))
+                        .map(|(i, _)| i as ConsumerIx)
+                        .collect();
+                    let marks = b
+                        .offsets
+                        .iter()
+                        .filter(|((t, _, qid), _)| t == topic && *qid as usize == q)
+                        .map(|((_, g, _), o)| OffsetMark { kind: MarkKind::Committed, offset: *o, label: g.clone() })
+                        .collect();
+                    let unowned_reason = (owners.is_empty() && wanted && !is_system_topic(topic)).then(|| match alloc.get(&mq) {
+                        Some(cid) => format!("allocated to {cid}, which does not pull it"),
+                        None => "no owner in the group".to_string(),
+                    });
+                    let label = if multi_broker { format!("{} q{q}", b.name) } else { format!("q{q}") };
+                    partitions.push(PartitionView {
+                        id,
+                        label,
+                        broker: Some(bi),
+                        log_start: 0,
+                        log_end: cq.max_offset(),
+                        marks,
+                        owners,
+                        badge: None,
+                        unowned_reason,
+                    });
+                }
+            }
+            out.push(TopicView { name: topic.to_string(), internal: is_system_topic(topic), partitions });
+        }
+        out
+    }
+
+    /// The broker-neutral picture of the world now.
+    pub fn view(&self) -> View {
+        let brokers = (0..self.brokers.len())
+            .map(|b| BrokerView { name: self.brokers[b].name.to_string(), lines: self.broker_lines(b) })
+            .collect();
+        let producers = self.producers.iter().map(|p| ProducerView { name: p.id.to_string(), sent: p.sent }).collect();
+        let groups = self
+            .scenario
+            .groups
+            .iter()
+            .map(|g| {
+                let strategy = self.consumers.iter().find(|c| *c.group == *g.name).map(|c| c.strategy_name).unwrap_or("AVG");
+                let running = self.consumers.iter().filter(|c| c.running && *c.group == *g.name).count();
+                GroupView {
+                    name: g.name.clone(),
+                    lines: vec![StateLine::plain(format!(
+                        "{} · {strategy} · {running} running{}",
+                        g.message_model.name(),
+                        if g.orderly { " · orderly" } else { "" }
+                    ))],
+                }
+            })
+            .collect();
+        let consumers = (0..self.consumers.len())
+            .map(|c| {
+                let con = &self.consumers[c];
+                let subscription = con
+                    .spec
+                    .subscriptions
+                    .iter()
+                    .map(|s| match &s.expression_type {
+                        Some(t) => format!("{}={} ({t})", s.topic, s.expression),
+                        None => format!("{}={}", s.topic, s.expression),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let mut lines = Vec::new();
+                if let Some(e) = &con.start_error {
+                    lines.push(StateLine { text: e.clone(), changed_at: None, alert: true });
+                }
+                ConsumerView {
+                    name: con.client_id.to_string(),
+                    group: con.group.to_string(),
+                    state: self.consumer_state(c),
+                    subscription,
+                    mismatch: self.mismatch(c),
+                    lines,
+                    consumed: con.stats.consumed,
+                }
+            })
+            .collect();
+        View { brokers, topics: self.topic_views(), producers, groups, consumers }
+    }
+
+    fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>) -> Option<Trace> {
+        let cix = |client: &str| consumers.get(client).copied();
+        let pid = |m: MsgId| self.messages.get(m as usize).map(|x| x.pid).unwrap_or(u32::MAX);
+        Some(match kind {
+            Event::MessageStored { msg, offset, .. } => {
+                let m = self.messages.get(*msg as usize)?;
+                let producer = self.producers.iter().position(|p| p.id == m.producer).map(|p| p as u32);
+                Trace::Stored { msg: *msg, partition: m.pid, offset: *offset, producer }
+            }
+            Event::Consumed { msg, client, .. } => Trace::Delivered { msg: *msg, partition: pid(*msg), consumer: cix(client)? },
+            Event::BrokerFiltered { msg, client, .. } => {
+                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: cix(client), kind: DropKind::BrokerFilter }
+            }
+            Event::ClientFiltered { msg, client, .. } => {
+                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: cix(client), kind: DropKind::ClientFilter }
+            }
+            Event::OffsetCommitted { broker, group, mq, offset } => {
+                let g = self.scenario.groups.iter().position(|x| *x.name == **group)? as u32;
+                Trace::Committed { partition: self.partition_of(broker, mq)?, group: g, offset: *offset }
+            }
+            Event::Allocated { client, topic, added, removed, .. }
+                if !is_system_topic(topic) && (!added.is_empty() || !removed.is_empty()) =>
+            {
+                Trace::Reassigned { consumer: cix(client)? }
+            }
+            Event::HeartbeatApplied { broker, client, changes, .. } => {
+                let b = self.brokers.iter().position(|x| x.name == *broker)? as u32;
+                if changes.iter().any(|c| c.contains("overwritten by")) {
+                    Trace::Overwritten { broker: b, consumer: cix(client) }
+                } else {
+                    Trace::Heartbeat { consumer: cix(client)?, broker: b }
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Simulation for World {
+    fn kind(&self) -> BrokerKind {
+        BrokerKind::RocketMq
+    }
+    fn name(&self) -> &str {
+        &self.scenario.name
+    }
+    fn description(&self) -> &str {
+        &self.scenario.description
+    }
+    fn seed(&self) -> u64 {
+        self.scenario.seed
+    }
+    fn now(&self) -> Millis {
+        self.now
+    }
+    fn until(&self) -> Millis {
+        self.scenario.until
+    }
+    fn next_event_time(&self) -> Option<Millis> {
+        World::next_event_time(self)
+    }
+    fn step_until(&mut self, limit: Millis) -> bool {
+        World::step_until(self, limit)
+    }
+    fn run_until(&mut self, t: Millis) {
+        World::run_until(self, t)
+    }
+    fn enter_command(&mut self, command: &Value) -> Result<(), Vec<PathError>> {
+        let cmd = parse_action(command, "$")?;
+        let problems = self.check_command(&cmd);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        self.handle_command(cmd);
+        Ok(())
+    }
+    fn log_len(&self) -> usize {
+        self.log.len()
+    }
+    fn log_time(&self, i: usize) -> Millis {
+        self.log.get(EventId(i as u32)).map(|e| e.at).unwrap_or(0)
+    }
+    fn log_cause(&self, i: usize) -> Option<usize> {
+        self.log.get(EventId(i as u32)).and_then(|e| e.cause).map(|c| c.0 as usize)
+    }
+    fn log_text(&self, i: usize) -> String {
+        self.log.get(EventId(i as u32)).map(|e| e.kind.to_string()).unwrap_or_default()
+    }
+    fn log_kind(&self, i: usize) -> &'static str {
+        self.log.get(EventId(i as u32)).map(|e| e.kind.kind()).unwrap_or("")
+    }
+    fn log_message(&self, i: usize) -> Option<MsgId> {
+        self.log.get(EventId(i as u32)).and_then(|e| e.kind.message())
+    }
+    fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
+        let consumers: BTreeMap<&str, ConsumerIx> =
+            self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
+        let entries = self.log.entries();
+        let to = to.min(entries.len());
+        for (i, e) in entries.iter().enumerate().take(to).skip(from) {
+            if let Some(t) = self.trace_one(&e.kind, &consumers) {
+                out(i, t);
+            }
+        }
+    }
+    fn digest(&self) -> u64 {
+        self.log.digest()
+    }
+    fn view(&self) -> View {
+        World::view(self)
+    }
+    fn cells(&self, partition: PartitionId, from: u64, to: u64) -> Vec<Cell> {
+        let Some((b, topic, q)) = self.partitions.get(partition as usize) else { return Vec::new() };
+        let Some(cq) = self.brokers[*b].cq(topic, *q) else { return Vec::new() };
+        let to = to.min(cq.max_offset());
+        (from..to)
+            .filter_map(|o| {
+                let e = cq.entries.get(o as usize)?;
+                let m = self.messages.get(e.msg as usize)?;
+                Some(Cell { offset: o, msg: e.msg, label: m.tag.clone(), fate: self.fates[m.root() as usize] })
+            })
+            .collect()
+    }
+    fn message(&self, msg: MsgId) -> Option<MessageView> {
+        let m = self.messages.get(msg as usize)?;
+        let mut properties: Vec<(String, String)> = m.properties.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        if let Some(t) = &m.tag {
+            properties.push(("TAGS".into(), t.to_string()));
+        }
+        if let Some(k) = &m.keys {
+            properties.push(("KEYS".into(), k.clone()));
+        }
+        Some(MessageView {
+            msg,
+            topic: m.topic.to_string(),
+            partition: (m.pid != u32::MAX).then_some(m.pid),
+            offset: (m.pid != u32::MAX).then_some(m.queue_offset),
+            label: m.tag.as_deref().map(str::to_string),
+            body: m.body.text(),
+            properties,
+            producer: m.producer.to_string(),
+            born_at: m.born_at,
+            fate: self.fates.get(m.root() as usize).copied().unwrap_or(Fate::Pending),
+        })
+    }
+    fn provenance(&self, msg: MsgId) -> Vec<usize> {
+        let Some(root) = self.messages.get(msg as usize).map(|m| m.root()) else { return Vec::new() };
+        self.msg_events
+            .iter()
+            .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root() == root))
+            .map(|(_, e)| e.0 as usize)
+            .collect()
+    }
+    fn warnings(&self) -> Vec<(String, String)> {
+        group_members(self)
+            .iter()
+            .flat_map(|(g, ms)| group_warnings(self, g, ms).into_iter().map(move |w| (g.clone(), w)))
+            .collect()
+    }
+    fn report(&self) -> Value {
+        report_json(self)
+    }
+    fn report_text(&self) -> String {
+        report_text(self)
+    }
+    fn clone_box(&self) -> Box<dyn Simulation> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

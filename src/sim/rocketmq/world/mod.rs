@@ -1,0 +1,494 @@
+//! The RocketMQ world: name server, brokers, producers and push consumers driven by one event
+//! queue. `handle_*` methods are the transitions; each runs at one logical instant.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::allocate::{self, Strategy};
+use super::broker::{Broker, FilterCostSample, HeldPull, PullRequest};
+use super::consumer::{Consumer, ConsumerStats, ProcessQueue};
+use super::events::{Event, MsgId, Name, PullStatus};
+use super::filter;
+use super::filterapi::{self, ExpressionType, SubscriptionData};
+use super::group_info::TableChange;
+use super::producer_index::ThreadLocalIndex;
+use super::store::{Body, Message};
+use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
+use crate::sim::hash::java_string_hash;
+use crate::sim::model::Fate;
+use crate::sim::rocketmq::scenario::{
+    self, AllocationSpec, ConsumerSpec, Scenario, SendSpec, StartIndex, SubscriptionSpec, TimedAction,
+};
+use crate::sim::rocketmq::sql92::Verdict;
+use crate::sim::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
+
+mod commands;
+mod consume;
+mod heartbeat;
+mod locks;
+mod offsets;
+mod produce;
+mod pull;
+mod rebalance;
+
+pub const HEARTBEAT_INTERVAL: Millis = 30_000;
+pub const FIRST_HEARTBEAT_DELAY: Millis = 1_000;
+pub const REBALANCE_INTERVAL: Millis = 20_000;
+pub const ROUTE_REFRESH_INTERVAL: Millis = 30_000;
+pub const PERSIST_INTERVAL: Millis = 5_000;
+pub const FIRST_PERSIST_DELAY: Millis = 10_000;
+pub const CHANNEL_EXPIRED_TIMEOUT: Millis = 120_000;
+pub const EXPIRY_SCAN_INTERVAL: Millis = 10_000;
+pub const HOLD_CHECK_INTERVAL: Millis = 5_000;
+pub const BROKER_SUSPEND_MAX: Millis = 15_000;
+pub const PULL_DELAY_ON_EXCEPTION: Millis = 3_000;
+pub const PULL_DELAY_FLOW_CONTROL: Millis = 50;
+pub const PULL_BATCH_SIZE: usize = 32;
+pub const MAX_SCAN_ENTRIES: u64 = 800; // max(16000, 32*20) / 20 bytes per CQ entry
+pub const CACHED_MESSAGES_THRESHOLD: usize = 1000;
+pub const MAX_RECONSUME_TIMES: u32 = 16;
+pub const LOCK_EXPIRY: Millis = 60_000;
+pub const LOCK_RENEW_INTERVAL: Millis = 20_000;
+pub const SUSPEND_ORDERLY: Millis = 1_000;
+/// `messageDelayLevel` "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".
+pub const DELAY_LEVELS_MS: [Millis; 18] = [
+    1_000, 5_000, 10_000, 30_000, 60_000, 120_000, 180_000, 240_000, 300_000, 360_000, 420_000, 480_000, 540_000, 600_000,
+    1_200_000, 1_800_000, 3_600_000, 7_200_000,
+];
+
+#[derive(Clone, Debug)]
+enum Action {
+    Command(scenario::Action),
+    ProduceNext { producer: usize, send: usize, i: u32 },
+    StoreArrive { msg: MsgId },
+    HeartbeatTick { c: usize, inc: u32 },
+    HeartbeatArrive { broker: usize, c: usize, inc: u32, subs: Vec<SubscriptionData> },
+    NotifyArrive { c: usize, inc: u32 },
+    RebalanceTick { c: usize, inc: u32, gen: u64 },
+    ConsumerListArrive { broker: usize, c: usize, inc: u32, topic: String },
+    ConsumerListReply { c: usize, inc: u32, topic: String, cids: Option<Vec<String>> },
+    PullSend { c: usize, inc: u32, mq: MessageQueue },
+    PullArrive { broker: usize, req: PullRequest },
+    PullResponse { c: usize, inc: u32, mq: MessageQueue, status: PullStatus, next: u64, msgs: Vec<MsgId> },
+    HoldCheck { broker: usize },
+    ConsumeDone { c: usize, inc: u32, mq: MessageQueue, msgs: Vec<MsgId> },
+    OrderlyConsumeDone { c: usize, inc: u32, mq: MessageQueue, msg: MsgId },
+    PersistTick { c: usize, inc: u32 },
+    OffsetCommitArrive { broker: usize, group: Name, mq: MessageQueue, offset: u64 },
+    RouteRefresh { c: usize, inc: u32 },
+    SendBackArrive { broker: usize, msg: MsgId, group: Name },
+    RetryDeliver { msg: MsgId },
+    ExpiryScan { broker: usize },
+    UnregisterArrive { broker: usize, channel: Name, group: Name, client: Name },
+    LockRenew { c: usize, inc: u32 },
+}
+
+/// One entry of a group's subscription-table history on one broker.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    pub at: Millis,
+    pub broker: String,
+    pub topic: String,
+    /// added | overwritten | removed
+    pub change: &'static str,
+    pub by_client: String,
+    pub old_expression: Option<String>,
+    pub old_sub_version: Option<u64>,
+    pub new_expression: Option<String>,
+    pub new_sub_version: Option<u64>,
+    pub event: u32,
+}
+
+/// A topic's publish queue list: (broker index, queue id) in selection order.
+pub type PublishQueues = Arc<Vec<(usize, u32)>>;
+
+#[derive(Clone, Debug)]
+pub struct ProducerState {
+    pub id: Name,
+    /// TopicPublishInfo per topic and when it was fetched: refreshed every 30 s like the client's.
+    pub routes: BTreeMap<String, (Millis, PublishQueues)>,
+    pub start_index: StartIndex,
+    /// The send scripts: the scenario's, then any added by `produce` commands.
+    pub sends: Vec<Arc<SendSpec>>,
+    /// Interned topic, tag and body template of each send script.
+    pub send_topics: Vec<Name>,
+    pub send_tags: Vec<Option<Name>>,
+    pub send_bodies: Vec<Name>,
+    pub indexes: BTreeMap<String, ThreadLocalIndex>,
+    pub latency: Millis,
+    pub sent: u64,
+}
+
+/// The whole simulation state: a plain value, cloneable as a checkpoint.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub scenario: Arc<Scenario>,
+    pub now: Millis,
+    queue: EventQueue<Action>,
+    pub log: EventLog<Event>,
+    rng: SplitMix64,
+    pub brokers: Vec<Broker>,
+    pub producers: Vec<ProducerState>,
+    pub consumers: Vec<Consumer>,
+    pub messages: Vec<Message>,
+    /// What became of each message (indexed by message id), for the cells of the canvas.
+    pub fates: Vec<Fate>,
+    /// Neutral partition id -> (broker, topic, queue id); ids are given in order of creation.
+    pub partitions: Vec<(usize, Name, u32)>,
+    /// (message, log event) pairs: the provenance index.
+    pub msg_events: Vec<(MsgId, EventId)>,
+    pub history: BTreeMap<String, Vec<HistoryEntry>>,
+    channel_owner: BTreeMap<Name, (usize, u32)>,
+    handler_cause: Option<EventId>,
+    last_emitted: Option<EventId>,
+    /// Group name -> message model, from the scenario and added consumers.
+    group_models: BTreeMap<String, MessageModel>,
+    /// Keep per-message events (provenance). Benchmarks may turn this off.
+    pub trace_messages: bool,
+}
+
+fn strategy_from(spec: &AllocationSpec) -> Strategy {
+    match spec {
+        AllocationSpec::Avg => Strategy::Avg,
+        AllocationSpec::AvgByCircle => Strategy::AvgByCircle,
+        AllocationSpec::ConsistentHash { virtual_nodes } => Strategy::ConsistentHash { virtual_nodes: *virtual_nodes },
+        AllocationSpec::Config { queues } => Strategy::Config {
+            queues: queues
+                .iter()
+                .filter_map(|q| {
+                    let (topic_broker, id) = q.rsplit_once(':')?;
+                    let id: u32 = id.parse().ok()?;
+                    // "topic:broker:id" or "broker:id" (topic filled in at allocation time).
+                    match topic_broker.split_once(':') {
+                        Some((t, b)) => Some(MessageQueue::new(t, b, id)),
+                        None => Some(MessageQueue::new("", topic_broker, id)),
+                    }
+                })
+                .collect(),
+        },
+        AllocationSpec::MachineRoom { consumer_idcs } => {
+            Strategy::MachineRoom { consumer_idcs: consumer_idcs.iter().cloned().collect::<BTreeSet<_>>() }
+        }
+        AllocationSpec::MachineRoomNearby { inner } => Strategy::MachineRoomNearby { inner: Box::new(strategy_from(inner)) },
+    }
+}
+
+fn name(s: &str) -> Name {
+    Arc::from(s)
+}
+
+impl World {
+    /// Builds the initial state and schedules the scenario's producers and timeline.
+    pub fn new(scenario: Scenario) -> World {
+        let scenario = Arc::new(scenario);
+        let mut brokers: Vec<Broker> = scenario.brokers.iter().map(Broker::new).collect();
+        for t in &scenario.topics {
+            for b in brokers.iter_mut() {
+                if t.brokers.is_empty() || t.brokers.iter().any(|n| **n == *b.name) {
+                    b.ensure_topic(&t.name, t.queues);
+                }
+            }
+        }
+        let mut rng = SplitMix64::new(scenario.seed);
+        let producers = scenario
+            .producers
+            .iter()
+            .map(|p| ProducerState {
+                id: name(&p.id),
+                routes: BTreeMap::new(),
+                start_index: p.start_index.clone(),
+                sends: p.sends.iter().cloned().map(Arc::new).collect(),
+                send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
+                send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
+                send_bodies: p.sends.iter().map(|s| name(&s.body)).collect(),
+                indexes: BTreeMap::new(),
+                latency: p.latency_ms.unwrap_or(scenario.latency_ms),
+                sent: 0,
+            })
+            .collect();
+        let mut group_models = BTreeMap::new();
+        let mut consumers = Vec::new();
+        for g in &scenario.groups {
+            group_models.insert(g.name.clone(), g.message_model);
+            for c in &g.consumers {
+                consumers.push(Self::make_consumer(&scenario, &g.name, c));
+            }
+        }
+        // Producer start indexes drawn once, in scenario order, from the seeded RNG.
+        let mut producer_states: Vec<ProducerState> = producers;
+        for (i, p) in scenario.producers.iter().enumerate() {
+            if p.start_index == StartIndex::Random {
+                let v = rng.next_i32();
+                for s in &p.sends {
+                    producer_states[i].indexes.entry(s.topic.clone()).or_insert(ThreadLocalIndex::with_stored(v));
+                }
+            }
+        }
+        let mut w = World {
+            scenario: scenario.clone(),
+            now: 0,
+            queue: EventQueue::default(),
+            log: EventLog::default(),
+            rng,
+            brokers,
+            producers: producer_states,
+            consumers,
+            messages: Vec::new(),
+            fates: Vec::new(),
+            partitions: Vec::new(),
+            msg_events: Vec::new(),
+            history: BTreeMap::new(),
+            channel_owner: BTreeMap::new(),
+            handler_cause: None,
+            last_emitted: None,
+            group_models,
+            trace_messages: true,
+        };
+        for b in 0..w.brokers.len() {
+            let topics: Vec<String> = w.brokers[b].cqs.keys().cloned().collect();
+            for t in topics {
+                w.assign_partition_ids(b, &t);
+            }
+        }
+        for (pi, p) in scenario.producers.iter().enumerate() {
+            for (si, s) in p.sends.iter().enumerate() {
+                if s.count > 0 {
+                    w.queue.push(s.at, None, Action::ProduceNext { producer: pi, send: si, i: 0 });
+                }
+            }
+        }
+        for a in &scenario.timeline {
+            w.queue.push(a.at, None, Action::Command(a.action.clone()));
+        }
+        for b in 0..w.brokers.len() {
+            w.queue.push(EXPIRY_SCAN_INTERVAL, None, Action::ExpiryScan { broker: b });
+            w.queue.push(HOLD_CHECK_INTERVAL, None, Action::HoldCheck { broker: b });
+        }
+        w
+    }
+
+    fn make_consumer(scenario: &Scenario, group: &str, spec: &ConsumerSpec) -> Consumer {
+        let g = scenario.groups.iter().find(|g| g.name == group);
+        let allocation = g.map(|g| g.allocation.clone()).unwrap_or(AllocationSpec::Avg);
+        Consumer {
+            client_id: name(&spec.client_id),
+            group: name(group),
+            spec: spec.clone(),
+            model: g.map(|g| g.message_model).unwrap_or(MessageModel::Clustering),
+            consume_from_where: g.map(|g| g.consume_from_where).unwrap_or(ConsumeFromWhere::LastOffset),
+            orderly: g.map(|g| g.orderly).unwrap_or(false),
+            strategy: strategy_from(&allocation),
+            strategy_name: allocation.name(),
+            latency: spec.latency_ms.unwrap_or(scenario.latency_ms),
+            running: false,
+            incarnation: 0,
+            channel: name(""),
+            started_at: 0,
+            subs: BTreeMap::new(),
+            routes: BTreeMap::new(),
+            pqs: BTreeMap::new(),
+            offsets: BTreeMap::new(),
+            local_offsets: BTreeMap::new(),
+            rebalance_gen: 0,
+            crashed: false,
+            start_error: None,
+            stats: ConsumerStats::default(),
+            consumed: Vec::new(),
+        }
+    }
+
+    /// Time of the next scheduled event, if any.
+    pub fn next_event_time(&self) -> Option<Millis> {
+        self.queue.peek_time()
+    }
+
+    /// Number of scheduled events not yet run.
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Enters a command at the current time (or later): the UI's edits go through here.
+    pub fn handle_command(&mut self, cmd: TimedAction) {
+        let at = cmd.at.max(self.now);
+        self.queue.push(at, None, Action::Command(cmd.action));
+    }
+
+    /// Runs the next event if it is due at or before `limit`. Returns false when none is.
+    pub fn step_until(&mut self, limit: Millis) -> bool {
+        match self.queue.peek_time() {
+            Some(t) if t <= limit => {}
+            _ => return false,
+        }
+        let Some(s) = self.queue.pop() else { return false };
+        self.now = s.at;
+        self.handler_cause = s.cause;
+        self.last_emitted = None;
+        self.dispatch(s.action);
+        true
+    }
+
+    /// Runs every event up to and including `t`, then sets the clock to `t`.
+    pub fn run_until(&mut self, t: Millis) {
+        while self.step_until(t) {}
+        self.now = self.now.max(t);
+    }
+
+    /// Runs the scenario to its `until`.
+    pub fn run_to_end(&mut self) {
+        let until = self.scenario.until;
+        self.run_until(until);
+    }
+
+    /// Gives every queue of `topic` on broker `b` that has none its neutral partition id.
+    fn assign_partition_ids(&mut self, b: usize, topic: &str) {
+        let Some(cqs) = self.brokers[b].cqs.get_mut(topic) else { return };
+        let name: Name = Name::from(topic);
+        for (q, cq) in cqs.iter_mut().enumerate() {
+            if cq.pid.is_none() {
+                cq.pid = Some(self.partitions.len() as u32);
+                self.partitions.push((b, name.clone(), q as u32));
+            }
+        }
+    }
+
+    /// Records what an event means for its message's fate. A consumption is final; a skip does
+    /// not undo it (another group may still skip a message this one consumed).
+    fn update_fate(&mut self, kind: &Event) {
+        let (m, fate) = match kind {
+            Event::Consumed { msg, .. } => (*msg, Fate::Consumed),
+            Event::BrokerFiltered { msg, .. } | Event::ClientFiltered { msg, .. } => (*msg, Fate::Skipped),
+            Event::SentBack { msg, .. } => (*msg, Fate::Retrying),
+            Event::MovedToDlq { msg, .. } => (*msg, Fate::DeadLettered),
+            _ => return,
+        };
+        let root = self.messages.get(m as usize).map(|x| x.root()).unwrap_or(m) as usize;
+        if self.fates.len() <= root {
+            return;
+        }
+        if self.fates[root] != Fate::Consumed || fate == Fate::Consumed {
+            self.fates[root] = fate;
+        }
+    }
+
+    fn emit(&mut self, kind: Event) -> EventId {
+        self.update_fate(&kind);
+        let msg = kind.message();
+        let id = self.log.push(self.now, self.handler_cause, kind);
+        if let Some(m) = msg {
+            self.msg_events.push((m, id));
+        }
+        self.last_emitted = Some(id);
+        id
+    }
+
+    fn schedule(&mut self, delay: Millis, action: Action) {
+        let cause = self.last_emitted.or(self.handler_cause);
+        self.queue.push(self.now + delay, cause, action);
+    }
+
+    fn consumer_alive(&self, c: usize, inc: u32) -> bool {
+        self.consumers.get(c).is_some_and(|x| x.running && x.incarnation == inc)
+    }
+
+    fn broker_index(&self, broker_name: &str) -> Option<usize> {
+        self.brokers.iter().position(|b| &*b.name == broker_name)
+    }
+
+    fn dispatch(&mut self, action: Action) {
+        match action {
+            Action::Command(cmd) => self.handle_command_now(cmd),
+            Action::ProduceNext { producer, send, i } => self.handle_produce(producer, send, i),
+            Action::StoreArrive { msg } => self.handle_store(msg),
+            Action::HeartbeatTick { c, inc } => {
+                if self.consumer_alive(c, inc) {
+                    self.send_heartbeat(c);
+                    self.schedule(HEARTBEAT_INTERVAL, Action::HeartbeatTick { c, inc });
+                }
+            }
+            Action::HeartbeatArrive { broker, c, inc, subs } => self.handle_heartbeat(broker, c, inc, subs),
+            Action::NotifyArrive { c, inc } => {
+                if self.consumer_alive(c, inc) {
+                    let (client, group) = (self.consumers[c].client_id.clone(), self.consumers[c].group.clone());
+                    self.emit(Event::NotifyReceived { client, group });
+                    self.rebalance_immediately(c);
+                }
+            }
+            Action::RebalanceTick { c, inc, gen } => {
+                if self.consumer_alive(c, inc) && self.consumers[c].rebalance_gen == gen {
+                    self.run_rebalance(c);
+                    self.schedule(REBALANCE_INTERVAL, Action::RebalanceTick { c, inc, gen });
+                }
+            }
+            Action::ConsumerListArrive { broker, c, inc, topic } => {
+                let group = self.consumers[c].group.clone();
+                let cids = self.brokers[broker].groups.get(&*group).map(|g| g.all_client_ids()).filter(|ids| !ids.is_empty());
+                let latency = self.consumers[c].latency;
+                self.schedule(latency, Action::ConsumerListReply { c, inc, topic, cids });
+            }
+            Action::ConsumerListReply { c, inc, topic, cids } => {
+                if self.consumer_alive(c, inc) {
+                    self.rebalance_by_topic(c, &topic, cids);
+                }
+            }
+            Action::PullSend { c, inc, mq } => self.handle_pull_send(c, inc, mq),
+            Action::PullArrive { broker, req } => {
+                if let Some((status, next, msgs)) = self.serve_pull(broker, &req, true) {
+                    let latency = self.consumers[req.consumer].latency;
+                    self.schedule(
+                        latency,
+                        Action::PullResponse { c: req.consumer, inc: req.incarnation, mq: req.mq, status, next, msgs },
+                    );
+                }
+            }
+            Action::PullResponse { c, inc, mq, status, next, msgs } => self.handle_pull_response(c, inc, mq, status, next, msgs),
+            Action::HoldCheck { broker } => {
+                self.check_held(broker, None);
+                self.schedule(HOLD_CHECK_INTERVAL, Action::HoldCheck { broker });
+            }
+            Action::ConsumeDone { c, inc, mq, msgs } => self.handle_consume_done(c, inc, mq, msgs),
+            Action::OrderlyConsumeDone { c, inc, mq, msg } => self.handle_orderly_done(c, inc, mq, msg),
+            Action::PersistTick { c, inc } => {
+                if self.consumer_alive(c, inc) {
+                    self.persist_offsets(c);
+                    self.schedule(PERSIST_INTERVAL, Action::PersistTick { c, inc });
+                }
+            }
+            Action::OffsetCommitArrive { broker, group, mq, offset } => {
+                self.brokers[broker].offsets.insert((mq.topic.clone(), group.to_string(), mq.queue_id), offset);
+                let bname = self.brokers[broker].name.clone();
+                self.emit(Event::OffsetCommitted { broker: bname, group, mq, offset });
+            }
+            Action::RouteRefresh { c, inc } => {
+                if self.consumer_alive(c, inc) {
+                    self.refresh_routes(c);
+                    self.schedule(ROUTE_REFRESH_INTERVAL, Action::RouteRefresh { c, inc });
+                }
+            }
+            Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
+            Action::RetryDeliver { msg } => self.handle_store(msg),
+            Action::ExpiryScan { broker } => {
+                self.scan_expired_channels(broker);
+                self.schedule(EXPIRY_SCAN_INTERVAL, Action::ExpiryScan { broker });
+            }
+            Action::UnregisterArrive { broker, channel, group, client } => {
+                self.handle_unregister(broker, &channel, &group, client)
+            }
+            Action::LockRenew { c, inc } => {
+                if self.consumer_alive(c, inc) {
+                    self.renew_locks(c);
+                    self.schedule(LOCK_RENEW_INTERVAL, Action::LockRenew { c, inc });
+                }
+            }
+        }
+    }
+
+    fn find_consumer(&self, client_id: &str) -> Option<usize> {
+        self.consumers.iter().position(|c| &*c.client_id == client_id)
+    }
+}
+
+/// Whether a message counts for a group: retry and DLQ copies count as their origin.
+pub fn is_system_topic(topic: &str) -> bool {
+    is_retry_topic(topic) || topic.starts_with("%DLQ%")
+}
