@@ -5,7 +5,8 @@
 #![cfg(all(target_arch = "wasm32", feature = "web"))]
 
 use leptos::prelude::*;
-use mqviz::ui::{Editor, Inspector, Sim};
+use mqviz::ui::rocketmq::Editor;
+use mqviz::ui::{Inspector, Sim};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement, HtmlInputElement};
@@ -91,7 +92,7 @@ async fn inspector_assignment_rows_carry_queue_and_owner() {
         .iter()
         .map(|r| (r.get_attribute("data-queue").unwrap_or_default(), r.get_attribute("data-owner").unwrap_or_default()))
         .collect();
-    let want: Vec<(String, String)> = (0..4).map(|q| (format!("TopicTestA:broker-a:{q}"), "ConsumerB".to_string())).collect();
+    let want: Vec<(String, String)> = (0..4).map(|q| (format!("TopicTestA:q{q}"), "ConsumerB".to_string())).collect();
     assert_eq!(got, want);
     let counts: Vec<(String, String)> = all(&div, "[data-testid=consumed-count]")
         .iter()

@@ -8,9 +8,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canvas::{draw, message_at};
-use super::editor::Editor;
-use super::filters::FilterPanel;
 use super::inspector::Inspector;
+use super::models;
 use super::plots::{draw_backlog, draw_consumed};
 use super::state::{fmt_ms, Sim, PRESETS};
 use super::track::Tracker;
@@ -93,10 +92,10 @@ fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             carry.set(adv - whole);
             let until = sim.until();
             let done = sim
-                .mutate(|w| {
-                    let target = (w.now + whole as u64).min(until);
-                    w.run_until(target);
-                    w.now >= until
+                .mutate(|m| {
+                    let target = (m.now() + whole as u64).min(until);
+                    m.run_until(target);
+                    m.now() >= until
                 })
                 .unwrap_or(true);
             if done {
@@ -120,12 +119,12 @@ fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         let resize_now = seen_resize.replace(rz) != rz;
         let mut t = tracker.borrow_mut();
         let mut dots = None;
-        sim.world.with_value(|w| {
-            let Some(w) = w else { return };
+        sim.model.with_value(|m| {
+            let Some(m) = m else { return };
             if v != drawn_version.get() || animate || resize_now {
-                t.update(w, epoch, animate.then(|| (clock.get(), sim.speed())));
+                t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
                 if let Some(el) = cv.topology.get_untracked() {
-                    dots = Some(draw(&el, w, &t, clock.get()));
+                    dots = Some(draw(&el, &**m, &t, clock.get()));
                 }
             }
         });
@@ -168,7 +167,8 @@ pub fn App() -> impl IntoView {
     let sim = Sim::new();
     provide_context(sim);
     let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let filters_tab = RwSignal::new(false);
+    // 0 = Inspector, i + 1 = the model's extra tab i.
+    let tab = RwSignal::new(0usize);
     let cv = Canvases { topology: canvas, backlog: NodeRef::new(), consumed: NodeRef::new() };
     // The URL fragment is a shareable link (`#preset=<file>&t=<ms>&speed=<x>`, or `#bench` for
     // the generated load scenario played at 1×); a bad one is reported with its column.
@@ -188,9 +188,9 @@ pub fn App() -> impl IntoView {
                 sim.speed_log.set(speed.log10());
             }
             if let Some(t) = l.time {
-                sim.mutate(|w| {
-                    let t = t.min(w.scenario.until);
-                    w.run_until(t);
+                sim.mutate(|m| {
+                    let t = t.min(m.until());
+                    m.run_until(t);
                 });
             }
         }
@@ -207,9 +207,9 @@ pub fn App() -> impl IntoView {
     // Clicking a message cell on the canvas shows that message's provenance.
     let on_canvas_click = move |ev: leptos::ev::MouseEvent| {
         let Some(msg) = message_at(ev.offset_x() as f64, ev.offset_y() as f64) else { return };
-        let first = sim.peek(|w| w.msg_events.iter().find(|(m, _)| *m == msg).map(|(_, e)| e.0)).flatten();
+        let first = sim.peek(|m| m.provenance(msg).first().copied()).flatten();
         if let Some(id) = first {
-            sim.selected.set(Some(id));
+            sim.selected.set(Some(id as u32));
         }
     };
 
@@ -257,16 +257,16 @@ pub fn App() -> impl IntoView {
 
     let description = move || {
         sim.preset.track();
-        sim.peek(|w| w.scenario.description.clone()).unwrap_or_default()
+        sim.peek(|m| m.description().to_string()).unwrap_or_default()
     };
     let title = move || {
         sim.preset.track();
-        sim.peek(|w| w.scenario.name.clone()).unwrap_or_default()
+        sim.peek(|m| m.name().to_string()).unwrap_or_default()
     };
     // The clock follows every frame (one text node).
     let sim_now = move || {
         sim.version.track();
-        sim.peek(|w| w.now).unwrap_or(0)
+        sim.peek(|m| m.now()).unwrap_or(0)
     };
     let until_ms = move || {
         sim.version.track();
@@ -403,7 +403,7 @@ pub fn App() -> impl IntoView {
                 {move || sim.load_error.get().map(|e| view! { <p class="error">{e}</p> })}
             </section>
             <aside class="panel editor-panel">
-                <Editor />
+                {move || models::editor(sim.kind.get())}
             </aside>
             <main class="stage">
                 <canvas
@@ -433,28 +433,48 @@ pub fn App() -> impl IntoView {
                     <button
                         role="tab"
                         data-testid="tab-inspector"
-                        class:active=move || !filters_tab.get()
-                        aria-selected=move || (!filters_tab.get()).to_string()
-                        on:click=move |_| filters_tab.set(false)
+                        class:active=move || tab.get() == 0
+                        aria-selected=move || (tab.get() == 0).to_string()
+                        on:click=move |_| tab.set(0)
                     >
                         "Inspector"
                     </button>
-                    <button
-                        role="tab"
-                        data-testid="tab-filters"
-                        class:active=move || filters_tab.get()
-                        aria-selected=move || filters_tab.get().to_string()
-                        on:click=move |_| filters_tab.set(true)
-                    >
-                        "Filters"
-                    </button>
+                    {move || {
+                        models::tabs(sim.kind.get())
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| {
+                                view! {
+                                    <button
+                                        role="tab"
+                                        data-testid=t.testid
+                                        class:active=move || tab.get() == i + 1
+                                        aria-selected=move || (tab.get() == i + 1).to_string()
+                                        on:click=move |_| tab.set(i + 1)
+                                    >
+                                        {t.label}
+                                    </button>
+                                }
+                            })
+                            .collect_view()
+                    }}
                 </div>
-                <div class="tab-body" class:hidden=move || filters_tab.get()>
+                <div class="tab-body" class:hidden=move || tab.get() != 0>
                     <Inspector />
                 </div>
-                <div class="tab-body" class:hidden=move || !filters_tab.get()>
-                    <FilterPanel visible=filters_tab />
-                </div>
+                {move || {
+                    let kind = sim.kind.get();
+                    (0..models::tabs(kind).len())
+                        .map(|i| {
+                            let visible = Signal::derive(move || tab.get() == i + 1);
+                            view! {
+                                <div class="tab-body" class:hidden=move || tab.get() != i + 1>
+                                    {models::tab_body(kind, i, visible)}
+                                </div>
+                            }
+                        })
+                        .collect_view()
+                }}
             </aside>
             <Show when=move || sim.show_help.get()>
                 <div class="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">

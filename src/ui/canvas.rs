@@ -1,7 +1,8 @@
-//! The topology canvas: the broker's queues drawn as logs (stored entries, committed offset),
-//! the producers, the consumers, assignment edges queue → consumer and the message dots in flight
-//! (producer → queue → consumer; filtered ones drop, coloured by the filter that dropped them).
-//! Pure drawing from the World and the frame `Tracker`; canvas only, no DOM node per message.
+//! The topology canvas: partitions drawn as logs (stored entries, committed offsets), the
+//! producers, the consumers, assignment edges partition → consumer and the message dots in flight
+//! (producer → partition → consumer; filtered ones drop, coloured by the filter that dropped them).
+//! Pure drawing from the model's neutral `View`, its `cells` and the frame `Tracker`; canvas only,
+//! no DOM node per message, and no broker named here.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -10,9 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::track::{DotKind, Tracker, DOT_MS};
-use crate::sim::rocketmq::events::MsgId;
-use crate::sim::rocketmq::types::MessageQueue;
-use crate::sim::rocketmq::world::{is_system_topic, World};
+use crate::sim::model::{ConsumerState, Fate, MarkKind, MsgId, PartitionId, Simulation};
 
 /// Dot colours: stored (producer → queue), consumed, dropped by the broker's tag-hash filter,
 /// dropped by the consumer's own tag filter. Mirrored by the legend in app.rs / style.css.
@@ -61,12 +60,12 @@ const COMMIT: &str = "#059669";
 const TAG_COLORS: [&str; 6] = ["#2563eb", "#ea580c", "#7c3aed", "#0891b2", "#ca8a04", "#db2777"];
 
 struct QueueRow {
-    broker: usize,
-    mq: MessageQueue,
-    /// Entries stored in the queue (the cells show the newest that fit).
-    len: usize,
+    id: PartitionId,
+    label: String,
+    /// Entries stored in the partition (the cells show the newest that fit).
+    len: u64,
     /// Offset of the first visible cell.
-    start: usize,
+    start: u64,
     /// (message, tag colour index, consumed?) per visible entry.
     cells: Vec<(MsgId, usize, bool)>,
     committed: Option<u64>,
@@ -106,8 +105,8 @@ fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
     (x, y)
 }
 
-/// Draws the world. `clock` is the animation clock (ms) the dots are positioned by.
-pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize {
+/// Draws the model. `clock` is the animation clock (ms) the dots are positioned by.
+pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f64) -> usize {
     let Some(win) = web_sys::window() else { return 0 };
     let dpr = win.device_pixel_ratio().max(1.0);
     let cw = el.client_width().max(200) as f64;
@@ -122,48 +121,42 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.set_fill_style_str(BG);
     ctx.fill_rect(0.0, 0.0, cw, ch);
+    let view = sim.view();
 
     let pad = 16.0;
-    let prod_w = if w.producers.is_empty() { 0.0 } else { 84.0 };
+    let prod_w = if view.producers.is_empty() { 0.0 } else { 84.0 };
     let bx0 = pad + prod_w;
     let broker_w = ((cw - 2.0 * pad) * 0.66 - prod_w).max(220.0);
-    let multi_topic = {
-        let mut ts = w.brokers.iter().flat_map(|b| b.cqs.keys()).filter(|t| !is_system_topic(t));
-        let first = ts.next();
-        ts.any(|t| Some(t) != first)
-    };
+    let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
     let label_w = if multi_topic { 130.0 } else { 64.0 };
     let info_w = 62.0;
     let bar_x = bx0 + 10.0 + label_w;
     let bar_w = (broker_w - label_w - info_w - 20.0).max(40.0);
     // At most one cell per 4 px: long logs show their newest entries.
-    let max_cells = ((bar_w / 4.0).floor() as usize).max(10);
+    let max_cells = ((bar_w / 4.0).floor() as u64).max(10);
 
-    // Gather queue rows.
+    // Gather partition rows.
     let mut tags: Vec<String> = Vec::new();
     let mut rows: Vec<QueueRow> = Vec::new();
-    for (bi, b) in w.brokers.iter().enumerate() {
-        for (topic, cqs) in &b.cqs {
-            if is_system_topic(topic) {
-                continue;
-            }
-            for (q, cq) in cqs.iter().enumerate() {
-                let mq = MessageQueue::new(topic.as_str(), &*b.name, q as u32);
-                let len = cq.entries.len();
-                let start = len.saturating_sub(max_cells);
-                let cells = cq.entries[start..]
-                    .iter()
-                    .map(|e| {
-                        let done =
-                            w.messages.get(e.msg as usize).is_some_and(|m| t.consumed_root.get(m.root() as usize) == Some(&true));
-                        let tag = w.messages.get(e.msg as usize).and_then(|m| m.tag.as_deref());
-                        (e.msg, tag_index(&mut tags, tag), done)
-                    })
-                    .collect();
-                let committed = b.offsets.iter().find(|((t, _, qid), _)| t == topic && *qid as usize == q).map(|(_, o)| *o);
-                let owner = w.consumers.iter().position(|c| c.running && c.pqs.contains_key(&mq));
-                rows.push(QueueRow { broker: bi, mq, len, start, cells, committed, owner });
-            }
+    for topic in view.topics.iter().filter(|t| !t.internal) {
+        for p in &topic.partitions {
+            let start = p.log_end.saturating_sub(max_cells).max(p.log_start);
+            let cells = sim
+                .cells(p.id, start, p.log_end)
+                .into_iter()
+                .map(|c| (c.msg, tag_index(&mut tags, c.label.as_deref()), c.fate == Fate::Consumed))
+                .collect();
+            let committed = p.marks.iter().filter(|m| m.kind == MarkKind::Committed).map(|m| m.offset).min();
+            let label = if multi_topic { format!("{} {}", topic.name, p.label) } else { p.label.clone() };
+            rows.push(QueueRow {
+                id: p.id,
+                label,
+                len: p.log_end,
+                start,
+                cells,
+                committed,
+                owner: p.owners.first().map(|&o| o as usize),
+            });
         }
     }
 
@@ -174,7 +167,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
     let cell_w = bar_w / cap;
 
     // Broker box.
-    let broker_names: Vec<String> = w.brokers.iter().map(|b| b.name.to_string()).collect();
+    let broker_names: Vec<String> = view.brokers.iter().map(|b| b.name.clone()).collect();
     ctx.set_stroke_style_str(LINE);
     ctx.set_line_width(1.0);
     rounded(&ctx, bx0, top - 22.0, broker_w, row_h * n + 30.0, 8.0);
@@ -199,8 +192,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
         hit_rows.push(HitRow { y, h, msgs: r.cells.iter().map(|c| c.0).collect() });
         ctx.set_font("12px system-ui, sans-serif");
         ctx.set_fill_style_str(if r.owner.is_none() { UNOWNED } else { INK });
-        let label = if multi_topic { format!("{} q{}", r.mq.topic, r.mq.queue_id) } else { format!("queue {}", r.mq.queue_id) };
-        let _ = ctx.fill_text(&label, bx0 + 10.0, y + h / 2.0);
+        let _ = ctx.fill_text(&r.label, bx0 + 10.0, y + h / 2.0);
         // Log bar.
         ctx.set_fill_style_str("#ffffff");
         ctx.fill_rect(bar_x, y, bar_w, h);
@@ -220,8 +212,8 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
                 ctx.stroke_rect(x + 0.5, y + 2.5, cwid - 1.0, h - 5.0);
             }
         }
-        if let Some(c) = r.committed.filter(|&c| c as usize >= r.start) {
-            let x = bar_x + ((c as usize - r.start) as f64).min(cap) * cell_w;
+        if let Some(c) = r.committed.filter(|&c| c >= r.start) {
+            let x = bar_x + ((c - r.start) as f64).min(cap) * cell_w;
             ctx.set_stroke_style_str(COMMIT);
             ctx.set_line_width(2.0);
             ctx.begin_path();
@@ -240,10 +232,10 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
 
     // Producers: small boxes in the left column, spread over the queue rows.
     let bx1 = bx0 + broker_w;
-    let np = w.producers.len();
+    let np = view.producers.len();
     let rows_mid = top + 4.0 + row_h * n / 2.0;
     let mut prod_y = Vec::new();
-    for (i, p) in w.producers.iter().enumerate() {
+    for (i, p) in view.producers.iter().enumerate() {
         let y = rows_mid + (i as f64 - (np as f64 - 1.0) / 2.0) * 40.0;
         prod_y.push(y);
         rounded(&ctx, pad, y - 14.0, prod_w - 16.0, 28.0, 6.0);
@@ -254,7 +246,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
         ctx.stroke();
         ctx.set_fill_style_str(INK);
         ctx.set_font("11px system-ui, sans-serif");
-        let id: String = p.id.chars().take(8).collect();
+        let id: String = p.name.chars().take(8).collect();
         let _ = ctx.fill_text(&id, pad + 5.0, y - 3.0);
         ctx.set_fill_style_str(MUTED);
         let _ = ctx.fill_text(&format!("sent {}", p.sent), pad + 5.0, y + 8.0);
@@ -271,29 +263,29 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
             line
         }
     };
-    let nc = w.consumers.len().max(1) as f64;
+    let nc = view.consumers.len().max(1) as f64;
     let avail = ch - top - pad;
     let cbox_h = (avail / nc - 10.0).clamp(30.0, 60.0);
     let mut cons_y = Vec::new();
-    for (i, c) in w.consumers.iter().enumerate() {
+    for (i, c) in view.consumers.iter().enumerate() {
+        let running = c.state == ConsumerState::Running;
         let y = top - 10.0 + i as f64 * (cbox_h + 10.0);
         cons_y.push(y + cbox_h / 2.0);
         rounded(&ctx, cx, y, cbox_w, cbox_h, 8.0);
-        ctx.set_fill_style_str(if c.running { "#eff6ff" } else { "#f3f4f6" });
+        ctx.set_fill_style_str(if running { "#eff6ff" } else { "#f3f4f6" });
         ctx.fill();
-        ctx.set_stroke_style_str(if c.running { EDGE } else { LINE });
+        ctx.set_stroke_style_str(if running { EDGE } else { LINE });
         ctx.set_line_width(1.0);
         ctx.stroke();
-        ctx.set_fill_style_str(if c.running { INK } else { MUTED });
+        ctx.set_fill_style_str(if running { INK } else { MUTED });
         ctx.set_font("600 12px system-ui, sans-serif");
-        let state = if c.running { "" } else { " (stopped)" };
-        let _ = ctx.fill_text(&fit(format!("{}{state}", c.client_id)), cx + 8.0, y + 12.0);
+        let state = if running { String::new() } else { format!(" ({})", c.state.label()) };
+        let _ = ctx.fill_text(&fit(format!("{}{state}", c.name)), cx + 8.0, y + 12.0);
         if cbox_h >= 44.0 {
             ctx.set_font("11px system-ui, sans-serif");
             ctx.set_fill_style_str(MUTED);
-            let subs: Vec<String> = c.spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect();
-            let _ = ctx.fill_text(&fit(subs.join(", ")), cx + 8.0, y + 27.0);
-            let _ = ctx.fill_text(&fit(format!("consumed {}", c.consumed.len())), cx + 8.0, y + 41.0);
+            let _ = ctx.fill_text(&fit(c.subscription.clone()), cx + 8.0, y + 27.0);
+            let _ = ctx.fill_text(&fit(format!("consumed {}", c.consumed)), cx + 8.0, y + 41.0);
         }
     }
 
@@ -312,36 +304,34 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
     }
 
     // Message dots, batched into one path per colour.
-    let row_of: HashMap<(usize, &str, u32), usize> =
-        rows.iter().enumerate().map(|(i, r)| ((r.broker, &*r.mq.topic, r.mq.queue_id), i)).collect();
+    let row_of: HashMap<PartitionId, usize> = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
     let mut drawn = 0usize;
     for (kind, colour) in [
         (DotKind::Stored, DOT_STORED),
-        (DotKind::Consumed, DOT_CONSUMED),
+        (DotKind::Delivered, DOT_CONSUMED),
         (DotKind::BrokerFiltered, DOT_BROKER),
         (DotKind::ClientFiltered, DOT_CLIENT),
     ] {
         ctx.begin_path();
         let mut any = false;
         for d in t.dots.iter().filter(|d| d.kind == kind) {
-            let Some(m) = w.messages.get(d.msg as usize) else { continue };
-            let Some(&ri) = row_of.get(&(m.broker, &*m.topic, m.queue_id)) else { continue };
+            let Some(&ri) = row_of.get(&d.partition) else { continue };
             let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);
             let ry = row_y[ri];
             let cy = cons_y.get(d.consumer as usize).copied().unwrap_or(ry);
             let (x, y) = match kind {
                 DotKind::Stored => {
-                    let (px, py) = match prod_y.get(w.producers.iter().position(|p| p.id == m.producer).unwrap_or(0)) {
+                    let (px, py) = match prod_y.get(d.producer as usize) {
                         Some(&py) => (pad + prod_w - 16.0, py),
                         None => (bx0, ry),
                     };
-                    let off = (m.queue_offset as usize).saturating_sub(rows[ri].start) as f64;
+                    let off = d.offset.saturating_sub(rows[ri].start) as f64;
                     let qx = bar_x + (off.min(cap) + 0.5) * cell_w;
                     (px + (qx - px) * p, py + (ry - py) * p)
                 }
-                DotKind::Consumed => bezier((bx1, ry), (cx, cy), p),
+                DotKind::Delivered => bezier((bx1, ry), (cx, cy), p),
                 DotKind::BrokerFiltered => {
-                    // Leaves the queue, stops a third of the way and falls.
+                    // Leaves the partition, stops a third of the way and falls.
                     let (x, y) = bezier((bx1, ry), (cx, cy), p.min(0.35));
                     (x, y + (p - 0.35).max(0.0) * 70.0)
                 }
@@ -356,7 +346,7 @@ pub fn draw(el: &HtmlCanvasElement, w: &World, t: &Tracker, clock: f64) -> usize
             drawn += 1;
         }
         if any {
-            // Sent dots are many and cross the queue labels: keep them light.
+            // Sent dots are many and cross the labels: keep them light.
             ctx.set_global_alpha(if kind == DotKind::Stored { 0.45 } else { 1.0 });
             ctx.set_fill_style_str(colour);
             ctx.fill();

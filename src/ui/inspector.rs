@@ -1,4 +1,5 @@
-//! Right panel: assignment, subscription table and history, warnings, counters and the event log.
+//! Right panel: warnings, the model's own tables (`ui/<model>/`), the partition assignment, the
+//! event log and provenance. Everything here reads the neutral `Simulation`.
 
 use leptos::prelude::*;
 
@@ -6,124 +7,41 @@ use leptos::wasm_bindgen::JsCast;
 
 use std::fmt::Write;
 
-use super::state::{esc, fmt_ms, group_members, Sim};
-use crate::sim::engine::{EventId, EventLog};
-use crate::sim::rocketmq::events::Event;
-use crate::sim::rocketmq::report::{assignment, group_warnings};
-
-const KINDS: [&str; 12] = [
-    "all",
-    "command",
-    "lifecycle",
-    "subscription",
-    "heartbeat",
-    "rebalance",
-    "store",
-    "pull",
-    "filter",
-    "consume",
-    "retry",
-    "offset",
-];
+use super::models;
+use super::state::{esc, Sim};
+use crate::sim::model::log_line;
 
 #[component]
 pub fn Inspector() -> impl IntoView {
     let sim = expect_context::<Sim>();
     let kind = RwSignal::new("all".to_string());
+    let kinds = move || models::log_kinds(sim.kind.get());
 
     // The tables are read-only: rendered as escaped HTML strings behind memos (one DOM write
     // when the text changes, and a much smaller wasm than typed views per row).
-    let counters = Memo::new(move |_| {
-        sim.read(|w| {
-            let mut h = String::new();
-            for c in &w.consumers {
-                let id = esc(&c.client_id);
-                let _ = write!(
-                    h,
-                    "<tr{cls}><td>{id}</td><td class=\"num\" data-testid=\"consumed-count\" data-client-id=\"{id}\">{}</td>\
-                     <td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                     <td class=\"num\" data-testid=\"retried-count\" data-client-id=\"{id}\">{}</td>\
-                     <td class=\"num\" data-testid=\"failed-count\" data-client-id=\"{id}\">{}</td></tr>",
-                    c.consumed.len(),
-                    c.stats.pulled,
-                    c.stats.client_filtered,
-                    c.stats.retried,
-                    c.stats.failed,
-                    cls = if c.running { "" } else { " class=\"stopped\"" },
-                );
-            }
-            h
-        })
-        .unwrap_or_default()
-    });
-
     let assignment_rows = Memo::new(move |_| {
-        sim.read(|w| {
+        sim.read(|m| {
+            let view = m.view();
             let mut h = String::new();
-            for (group, ms) in group_members(w) {
-                for (topic, qs) in assignment(w, &ms) {
-                    for (mq, owner) in qs {
-                        let key = esc(&format!("{topic}:{}:{}", mq.broker, mq.queue_id));
-                        let owner_s = esc(owner.as_deref().unwrap_or_default());
-                        let (cls, text) = if owner.is_none() {
-                            (" class=\"unowned\"", "— unowned —".to_string())
-                        } else {
-                            ("", owner_s.clone())
-                        };
-                        let _ = write!(
-                            h,
-                            "<tr data-queue=\"{key}\" data-owner=\"{owner_s}\"{cls}><td>{key}</td><td>{text}</td>\
-                             <td class=\"muted\">{}</td></tr>",
-                            esc(&group)
-                        );
-                    }
-                }
-            }
-            h
-        })
-        .unwrap_or_default()
-    });
-
-    let sub_table = Memo::new(move |_| {
-        sim.read(|w| {
-            let mut h = String::new();
-            for b in &w.brokers {
-                for (group, info) in &b.groups {
-                    for (topic, sd) in &info.subscription_table {
-                        let writer =
-                            b.table_writer.get(&(group.clone(), topic.clone())).map(|n| n.to_string()).unwrap_or_default();
-                        let _ = write!(
-                            h,
-                            "<tr><td>{}<div class=\"muted small\">{} / {}</div></td><td><code>{}</code></td>\
-                             <td class=\"num\">{}</td><td>{}</td></tr>",
-                            esc(topic),
-                            esc(&b.name),
-                            esc(group),
-                            esc(&sd.sub_string),
-                            sd.sub_version,
-                            esc(&writer)
-                        );
-                    }
-                }
-            }
-            h
-        })
-        .unwrap_or_default()
-    });
-
-    let history = Memo::new(move |_| {
-        sim.read(|w| {
-            let mut h = String::new();
-            for (group, hs) in &w.history {
-                for e in hs.iter().rev().take(30) {
-                    let old = e.old_expression.clone().unwrap_or_else(|| "∅".into());
-                    let new = e.new_expression.clone().unwrap_or_else(|| "∅".into());
+            for t in view.topics.iter().filter(|t| !t.internal) {
+                for p in &t.partitions {
+                    let key = esc(&format!("{}:{}", t.name, p.label));
+                    let names: Vec<&str> =
+                        p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.name.as_str()).collect();
+                    let groups: Vec<&str> =
+                        p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.group.as_str()).collect();
+                    let owner_s = esc(&names.join(", "));
+                    let (cls, text) = if names.is_empty() {
+                        let why = p.unowned_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+                        (" class=\"unowned\"", format!("— unowned —{}", esc(&why)))
+                    } else {
+                        ("", owner_s.clone())
+                    };
                     let _ = write!(
                         h,
-                        "<li><span class=\"muted\">{}</span> <span class=\"chg {c}\">{c}</span>{}</li>",
-                        fmt_ms(e.at),
-                        esc(&format!(" {group} {}: {old} → {new} by {}", e.topic, e.by_client)),
-                        c = e.change,
+                        "<tr data-queue=\"{key}\" data-owner=\"{owner_s}\"{cls}><td>{key}</td><td>{text}</td>\
+                         <td class=\"muted\">{}</td></tr>",
+                        esc(&groups.join(", "))
                     );
                 }
             }
@@ -133,12 +51,10 @@ pub fn Inspector() -> impl IntoView {
     });
 
     let warnings = Memo::new(move |_| {
-        sim.read(|w| {
+        sim.read(|m| {
             let mut h = String::new();
-            for (g, ms) in group_members(w) {
-                for t in group_warnings(w, &g, &ms) {
-                    let _ = write!(h, "<li class=\"warning\" data-testid=\"warning\">{}</li>", esc(&t));
-                }
+            for (_, t) in m.warnings() {
+                let _ = write!(h, "<li class=\"warning\" data-testid=\"warning\">{}</li>", esc(&t));
             }
             if h.is_empty() {
                 h.push_str("<li class=\"ok\">No warnings.</li>");
@@ -152,9 +68,9 @@ pub fn Inspector() -> impl IntoView {
     // creates the rows that are new.
     let log_ids = move || {
         let k = kind.get();
-        sim.read(|w| {
+        sim.read(|m| {
             let mut ids: Vec<u32> =
-                w.log.entries().iter().rev().filter(|e| k == "all" || e.kind.kind() == k).take(200).map(|e| e.id.0).collect();
+                (0..m.log_len()).rev().filter(|&i| k == "all" || m.log_kind(i) == k).take(200).map(|i| i as u32).collect();
             ids.reverse();
             ids
         })
@@ -177,28 +93,13 @@ pub fn Inspector() -> impl IntoView {
             <h2>"Warnings"</h2>
             <ul class="warnings" inner_html=move || warnings.get()></ul>
         </section>
+        {move || models::inspector_tables(sim.kind.get())}
         <section>
-            <h2>"Consumed"</h2>
-            <table class="grid">
-                <thead>
-                    <tr>
-                        <th>"Consumer"</th>
-                        <th class="num">"consumed"</th>
-                        <th class="num">"pulled"</th>
-                        <th class="num" title="dropped by the client tag filter">"dropped"</th>
-                        <th class="num" title="sent back for retry (RECONSUME_LATER)">"retried"</th>
-                        <th class="num" title="consume attempts that failed">"failed"</th>
-                    </tr>
-                </thead>
-                <tbody inner_html=move || counters.get()></tbody>
-            </table>
-        </section>
-        <section>
-            <h2>"Queue assignment"</h2>
+            <h2>"Assignment"</h2>
             <table class="grid" data-testid="assignment-table">
                 <thead>
                     <tr>
-                        <th>"Queue"</th>
+                        <th>{move || sim.peek(|m| m.partition_noun()).unwrap_or("partition")}</th>
                         <th>"Owner"</th>
                         <th>"Group"</th>
                     </tr>
@@ -207,26 +108,10 @@ pub fn Inspector() -> impl IntoView {
             </table>
         </section>
         <section>
-            <h2>"Broker subscription table"</h2>
-            <table class="grid" data-testid="subscription-table">
-                <thead>
-                    <tr>
-                        <th>"Topic"</th>
-                        <th>"Expression"</th>
-                        <th class="num">"subVer"</th>
-                        <th>"By"</th>
-                    </tr>
-                </thead>
-                <tbody inner_html=move || sub_table.get()></tbody>
-            </table>
-            <h3>"History (newest first)"</h3>
-            <ul class="history" data-testid="subscription-history" inner_html=move || history.get()></ul>
-        </section>
-        <section>
             <div class="log-head">
                 <h2>"Event log"</h2>
                 <select data-testid="log-filter" title="Filter by kind" on:change=move |ev| kind.set(event_target_value(&ev))>
-                    {KINDS.into_iter().map(|k| view! { <option value=k>{k}</option> }).collect_view()}
+                    {move || kinds().into_iter().map(|k| view! { <option value=k>{k}</option> }).collect_view()}
                 </select>
             </div>
             <div class="log" data-testid="event-log" on:click=on_log_click title="Click a row to see its provenance">
@@ -244,7 +129,8 @@ pub fn Inspector() -> impl IntoView {
 #[component]
 fn LogRow(id: u32) -> impl IntoView {
     let sim = expect_context::<Sim>();
-    let line = sim.peek(|w| w.log.get(EventId(id)).map(EventLog::<Event>::line)).flatten().unwrap_or_default();
+    let line = sim.peek(|m| (id as usize) < m.log_len()).unwrap_or(false);
+    let line = if line { sim.peek(|m| log_line(m, id as usize)).unwrap_or_default() } else { String::new() };
     view! {
         <div class="log-row" data-event-id=id.to_string() class:selected=move || sim.selected.get() == Some(id)>
             {line}
@@ -263,19 +149,20 @@ pub fn Provenance() -> impl IntoView {
         if !sim.playing.get() {
             sim.ui_version.track();
         }
-        sim.peek(|w| {
-            let e = w.log.get(EventId(id))?;
-            let chain: Vec<(u32, String)> =
-                w.log.cause_chain(EventId(id)).into_iter().map(|c| (c.id.0, EventLog::<Event>::line(c))).collect();
-            let msg = e.kind.message().map(|m| w.messages.get(m as usize).map(|x| x.root()).unwrap_or(m));
+        sim.peek(|m| {
+            let i = id as usize;
+            if i >= m.log_len() {
+                return None;
+            }
+            let mut chain = Vec::new();
+            let mut cur = Some(i);
+            while let Some(c) = cur {
+                chain.push((c as u32, log_line(m, c)));
+                cur = m.log_cause(c);
+            }
+            let msg = m.log_message(i);
             let msg_rows: Vec<(u32, String)> = match msg {
-                Some(root) => w
-                    .msg_events
-                    .iter()
-                    .filter(|(m, _)| w.messages.get(*m as usize).map(|x| x.root()) == Some(root))
-                    .filter_map(|(_, ev)| w.log.get(*ev))
-                    .map(|c| (c.id.0, EventLog::<Event>::line(c)))
-                    .collect(),
+                Some(msg) => m.provenance(msg).into_iter().map(|e| (e as u32, log_line(m, e))).collect(),
                 None => Vec::new(),
             };
             Some((id, chain, msg, msg_rows))

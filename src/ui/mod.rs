@@ -1,18 +1,18 @@
-//! The Leptos front end. It reads the core's state (`sim::rocketmq::world::World` and its
-//! report) and never re-implements broker logic.
+//! The Leptos front end. The shell (`app`), the canvas, the frame tracker, the plots and the
+//! inspector read the model through the broker-neutral `sim::model::Simulation`; model-specific
+//! panels live in `ui/<model>/` and are found through `models`. Nothing here re-implements broker
+//! logic.
 
 mod app;
 mod canvas;
-mod editor;
-mod filters;
 mod inspector;
+mod models;
 mod plots;
+pub mod rocketmq;
 mod state;
 mod track;
 
 pub use app::App;
-pub use editor::Editor;
-pub use filters::FilterPanel;
 pub use inspector::Inspector;
 pub use state::{bench_scenario, Sim};
 

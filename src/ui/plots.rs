@@ -1,4 +1,4 @@
-//! The two plots (plotters on a `<canvas>`): backlog per queue over time and consumed per second
+//! The two plots (plotters on a `<canvas>`): backlog per partition over time and consumed per second
 //! per consumer, with rebalance instants (assignment changes) as dashed vertical lines.
 
 use plotters::prelude::*;
@@ -108,22 +108,17 @@ fn draw(el: &HtmlCanvasElement, spec: Spec<'_>) {
     let _ = el.set_attribute("data-drawn", &spec.drawn);
 }
 
-/// Backlog (stored − committed) per queue.
+/// Backlog (stored − committed) per partition.
 pub fn draw_backlog(el: &HtmlCanvasElement, t: &Tracker) {
     let n = t.len();
-    let multi = t.queues.iter().any(|q| t.queues.first().is_some_and(|f| f.topic != q.topic || f.broker != q.broker));
-    let names = t
-        .queues
-        .iter()
-        .map(|q| if multi { format!("{}:{}:{}", q.topic, q.broker, q.queue_id) } else { format!("q{}", q.queue_id) })
-        .collect();
+    let names = t.partition_labels.clone();
     let bs = t.bucket_ms as f64 / 1000.0;
     let series =
         t.backlog.iter().map(|s| s.iter().take(n).enumerate().map(|(b, v)| ((b + 1) as f64 * bs, *v as f64)).collect()).collect();
     draw(
         el,
         Spec {
-            title: "Backlog per queue, msgs (stored − committed)",
+            title: &format!("Backlog per {}, msgs (stored − committed)", t.noun),
             names,
             series,
             until_ms: t.until,

@@ -1,28 +1,36 @@
-//! Shared UI state: the World lives in a `StoredValue`; `version` is bumped after every change so
-//! views that read the World re-run.
+//! Shared UI state. The running model lives in a `StoredValue` as a `Box<dyn Simulation>`, so the
+//! shell, canvas, tracker, plots and history never name a broker. `version` is bumped after every
+//! change so views that read the model re-run.
+//!
+//! Invariant (a deliberate trade for speed): the model is not a reactive signal. Components read it
+//! through `Sim::read` (which subscribes to `ui_version`) or `Sim::peek` (which does not), and every
+//! mutation goes through `Sim::mutate` / `Sim::command`, which bump the version counters.
 
 use leptos::prelude::*;
+use serde_json::Value;
 
 use crate::sim::engine::Millis;
 use crate::sim::history::History;
-use crate::sim::rocketmq::scenario::{parse_scenario, TimedAction};
-use crate::sim::rocketmq::world::World;
+use crate::sim::json_path::PathError;
+use crate::sim::model::{self, BrokerKind, Simulation};
 
 pub use crate::sim::presets::PRESETS;
 
-/// Builds a fresh World from a preset; errors become text for an inline message.
-pub fn load_preset(i: usize) -> Result<World, String> {
+fn errors_text(errs: &[PathError]) -> String {
+    errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
+}
+
+/// Builds a fresh model from a preset; errors become text for an inline message.
+pub fn load_preset(i: usize) -> Result<Box<dyn Simulation>, String> {
     let p = PRESETS.get(i).ok_or_else(|| format!("no preset #{i}"))?;
-    parse_scenario(p.text)
-        .map(World::new)
-        .map_err(|errs| errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; "))
+    model::parse(p.text).map_err(|errs| errors_text(&errs))
 }
 
 /// Everything the components share. `Copy`, so closures can capture it freely.
 #[derive(Clone, Copy)]
 pub struct Sim {
-    pub world: StoredValue<Option<World>, LocalStorage>,
-    /// Bumped on every change of the World (the frame loop redraws the canvas on it).
+    pub model: StoredValue<Option<Box<dyn Simulation>>, LocalStorage>,
+    /// Bumped on every change of the model (the frame loop redraws the canvas on it).
     pub version: RwSignal<u64>,
     /// What the DOM panels follow: equal to `version` when paused; while playing the frame loop
     /// catches it up at most every 100 ms, so tables and the log do not re-render every frame.
@@ -31,9 +39,11 @@ pub struct Sim {
     /// log10 of the speed factor, -2..=2.
     pub speed_log: RwSignal<f64>,
     pub preset: RwSignal<usize>,
+    /// The loaded model's kind: model-specific panels switch on it.
+    pub kind: RwSignal<Option<BrokerKind>>,
     pub load_error: RwSignal<Option<String>>,
     pub show_help: RwSignal<bool>,
-    /// Bumped whenever a different World is loaded (the frame tracker starts over).
+    /// Bumped whenever a different model is loaded (the frame tracker starts over).
     pub epoch: StoredValue<u64>,
     /// The log event whose provenance is shown.
     pub selected: RwSignal<Option<u32>>,
@@ -50,19 +60,21 @@ impl Default for Sim {
 impl Sim {
     /// A Sim on the default preset, paused at t=0. Needs a reactive owner (call inside a component).
     pub fn new() -> Sim {
-        let (w, err) = match load_preset(0) {
-            Ok(w) => (Some(w), None),
+        let (m, err) = match load_preset(0) {
+            Ok(m) => (Some(m), None),
             Err(e) => (None, Some(e)),
         };
-        let history = w.as_ref().map(History::new);
+        let history = m.as_deref().map(History::new);
+        let kind = m.as_ref().map(|m| m.kind());
         Sim {
             history: StoredValue::new_local(history),
-            world: StoredValue::new_local(w),
+            model: StoredValue::new_local(m),
             version: RwSignal::new(0),
             ui_version: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed_log: RwSignal::new(1.0),
             preset: RwSignal::new(0),
+            kind: RwSignal::new(kind),
             load_error: RwSignal::new(err),
             show_help: RwSignal::new(false),
             epoch: StoredValue::new(0),
@@ -70,16 +82,18 @@ impl Sim {
         }
     }
 
-    fn loaded(&self, r: Result<World, String>) {
+    fn loaded(&self, r: Result<Box<dyn Simulation>, String>) {
         self.playing.set(false);
         match r {
-            Ok(w) => {
-                self.history.set_value(Some(History::new(&w)));
-                self.world.set_value(Some(w));
+            Ok(m) => {
+                self.history.set_value(Some(History::new(&*m)));
+                self.kind.set(Some(m.kind()));
+                self.model.set_value(Some(m));
                 self.load_error.set(None);
             }
             Err(e) => {
-                self.world.set_value(None);
+                self.model.set_value(None);
+                self.kind.set(None);
                 self.load_error.set(Some(e));
             }
         }
@@ -90,10 +104,7 @@ impl Sim {
 
     /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
     pub fn load_bench(&self) {
-        let r = parse_scenario(&bench_scenario())
-            .map(World::new)
-            .map_err(|errs| errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; "));
-        self.loaded(r);
+        self.loaded(model::parse(&bench_scenario()).map_err(|errs| errors_text(&errs)));
     }
 
     pub fn bump(&self) {
@@ -103,7 +114,7 @@ impl Sim {
         }
     }
 
-    /// Brings the DOM panels up to date with the World.
+    /// Brings the DOM panels up to date with the model.
     pub fn sync_ui(&self) {
         let v = self.version.get_untracked();
         if self.ui_version.get_untracked() != v {
@@ -111,25 +122,37 @@ impl Sim {
         }
     }
 
-    /// Reads the World (subscribing to `ui_version`); `None` when no scenario loaded.
-    pub fn read<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
+    /// Reads the model (subscribing to `ui_version`); `None` when no scenario loaded.
+    pub fn read<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> Option<R> {
         self.ui_version.track();
-        self.world.with_value(|w| w.as_ref().map(f))
+        self.peek(f)
     }
 
     /// Like `read` but without subscribing.
-    pub fn peek<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
-        self.world.with_value(|w| w.as_ref().map(f))
+    pub fn peek<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> Option<R> {
+        self.model.with_value(|m| m.as_deref().map(f))
     }
 
-    /// Mutates the World, lets the history take a checkpoint if one is due, and bumps the version.
-    pub fn mutate<R>(&self, f: impl FnOnce(&mut World) -> R) -> Option<R> {
-        let r = self.world.try_update_value(|w| w.as_mut().map(f)).flatten();
-        self.world.with_value(|w| {
-            if let Some(w) = w {
+    /// Reads the model as its concrete world type (for `ui/<model>/` panels), subscribing to
+    /// `ui_version`. `None` when another model is loaded.
+    pub fn read_as<W: 'static, R>(&self, f: impl FnOnce(&W) -> R) -> Option<R> {
+        self.ui_version.track();
+        self.peek_as(f)
+    }
+
+    /// Like `read_as` but without subscribing.
+    pub fn peek_as<W: 'static, R>(&self, f: impl FnOnce(&W) -> R) -> Option<R> {
+        self.model.with_value(|m| m.as_deref().and_then(|m| m.as_any().downcast_ref::<W>()).map(f))
+    }
+
+    /// Mutates the model, lets the history take a checkpoint if one is due, and bumps the version.
+    pub fn mutate<R>(&self, f: impl FnOnce(&mut dyn Simulation) -> R) -> Option<R> {
+        let r = self.model.try_update_value(|m| m.as_mut().map(|m| f(&mut **m))).flatten();
+        self.model.with_value(|m| {
+            if let Some(m) = m {
                 self.history.update_value(|h| {
                     if let Some(h) = h {
-                        h.after_advance(w);
+                        h.after_advance(&**m);
                     }
                 });
             }
@@ -138,15 +161,15 @@ impl Sim {
         r
     }
 
-    /// Applies a history operation that may move the World backwards; panels and the frame
+    /// Applies a history operation that may move the model backwards; panels and the frame
     /// tracker start over from the rebuilt state.
-    fn rewind(&self, f: impl FnOnce(&mut History, &mut World)) {
+    fn rewind(&self, f: impl FnOnce(&mut History, &mut Box<dyn Simulation>)) {
         self.playing.set(false);
-        self.world.update_value(|w| {
-            if let Some(w) = w {
+        self.model.update_value(|m| {
+            if let Some(m) = m {
                 self.history.update_value(|h| {
                     if let Some(h) = h {
-                        f(h, w);
+                        f(h, m);
                     }
                 });
             }
@@ -158,20 +181,20 @@ impl Sim {
 
     /// One step back: the state right after the previous instant at which something happened.
     pub fn step_back(&self) {
-        self.rewind(|h, w| h.step_back(w));
+        self.rewind(|h, m| h.step_back(m));
     }
 
     /// Moves to simulated time `t` (backwards by checkpoint + replay).
     pub fn seek(&self, t: Millis) {
-        self.rewind(|h, w| {
-            let t = t.min(w.scenario.until);
-            h.seek(w, t)
+        self.rewind(|h, m| {
+            let t = t.min(m.until());
+            h.seek(m, t)
         });
     }
 
     pub fn now(&self) -> Millis {
         self.version.track();
-        self.peek(|w| w.now).unwrap_or(0)
+        self.peek(|m| m.now()).unwrap_or(0)
     }
 
     pub fn speed(&self) -> f64 {
@@ -179,7 +202,7 @@ impl Sim {
     }
 
     pub fn until(&self) -> Millis {
-        self.peek(|w| w.scenario.until).unwrap_or(0)
+        self.peek(|m| m.until()).unwrap_or(0)
     }
 
     pub fn load(&self, i: usize) {
@@ -189,11 +212,11 @@ impl Sim {
 
     /// Runs the next scheduled event (not beyond `until`).
     pub fn step(&self) {
-        self.mutate(|w| {
-            let until = w.scenario.until;
-            if let Some(t) = w.next_event_time() {
+        self.mutate(|m| {
+            let until = m.until();
+            if let Some(t) = m.next_event_time() {
                 if t <= until {
-                    w.step_until(t);
+                    m.step_until(t);
                 }
             }
         });
@@ -201,48 +224,40 @@ impl Sim {
 
     pub fn run_to_end(&self) {
         self.playing.set(false);
-        self.mutate(|w| w.run_to_end());
+        self.mutate(|m| {
+            let until = m.until();
+            m.run_until(until)
+        });
     }
 
-    /// Enters a command at the current time and applies it right away (and whatever else is due
-    /// at this instant), so the editors see its effect while paused.
-    pub fn command(&self, action: crate::sim::rocketmq::scenario::Action) {
-        self.world.update_value(|w| {
-            if let Some(w) = w {
-                self.history.update_value(|h| match h {
-                    Some(h) => h.command(w, action),
-                    None => {
-                        let now = w.now;
-                        w.handle_command(TimedAction { at: now, action });
-                        w.run_until(now);
-                    }
+    /// Enters a command (a timeline entry in the model's JSON form, without `at`) at the current
+    /// time and applies it right away (and whatever else is due at this instant), so the editors
+    /// see its effect while paused. An invalid command changes nothing; its errors are returned.
+    pub fn command(&self, command: Value) -> Result<(), String> {
+        let mut result = Ok(());
+        self.model.update_value(|m| {
+            if let Some(m) = m {
+                self.history.update_value(|h| {
+                    result = match h {
+                        Some(h) => h.command(m, command),
+                        None => m.enter_command(&command),
+                    };
                 });
             }
         });
         self.bump();
+        result.map_err(|errs| errors_text(&errs))
     }
 
     pub fn at_end(&self) -> bool {
         self.version.track();
-        self.peek(|w| w.now >= w.scenario.until).unwrap_or(true)
+        self.peek(|m| m.now() >= m.until()).unwrap_or(true)
     }
 }
 
 /// "12.345 s".
 pub fn fmt_ms(ms: Millis) -> String {
     format!("{}.{:03} s", ms / 1000, ms % 1000)
-}
-
-/// Group name -> member indexes, in consumer order.
-pub fn group_members(w: &World) -> Vec<(String, Vec<usize>)> {
-    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, c) in w.consumers.iter().enumerate() {
-        match out.iter_mut().find(|(g, _)| **g == *c.group) {
-            Some((_, v)) => v.push(i),
-            None => out.push((c.group.to_string(), vec![i])),
-        }
-    }
-    out
 }
 
 /// A generated scenario for the performance test: one topic of 8 queues fed at 4 messages per

@@ -1,13 +1,12 @@
-//! Incremental reading of the core's event log, once per animation frame: which messages were
-//! consumed (for the queue cells), the plot series (backlog per queue, consumed per consumer,
-//! rebalance instants) in a fixed number of time buckets, and the message dots in flight.
-//! Memory is bounded: the series have `BUCKETS` points, the dots at most `MAX_DOTS`.
+//! Incremental reading of the model's log, once per animation frame, through the neutral `Trace`
+//! facts: the plot series (backlog per partition, consumed per consumer, reassignment instants) in
+//! a fixed number of time buckets, and the message dots in flight. Memory is bounded: the series
+//! have `BUCKETS` points, the dots at most `MAX_DOTS`.
 
 use std::collections::BTreeMap;
 
 use crate::sim::engine::Millis;
-use crate::sim::rocketmq::events::{Event, MsgId, Name};
-use crate::sim::rocketmq::world::{is_system_topic, World};
+use crate::sim::model::{DropKind, PartitionId, Simulation, Trace};
 
 /// Points per series, whatever the scenario length.
 pub const BUCKETS: usize = 240;
@@ -17,57 +16,60 @@ pub const MAX_DOTS: usize = 6000;
 pub const MAX_SPAWN: usize = 2500;
 /// Wall time of one dot's flight, ms.
 pub const DOT_MS: f64 = 900.0;
+/// Partitions and consumers with a plot series of their own.
+const MAX_SERIES: usize = 64;
 const MAX_MARKS: usize = 512;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum DotKind {
-    /// producer → queue
+    /// producer → partition
     Stored,
-    /// queue → consumer
-    Consumed,
-    /// dropped by the broker's tag-hash filter on the way out of the queue
+    /// partition → consumer
+    Delivered,
+    /// dropped by the broker's filter on the way out of the partition
     BrokerFiltered,
-    /// delivered, then dropped by the consumer's own tag filter
+    /// delivered, then dropped by the consumer's own filter
     ClientFiltered,
 }
 
 #[derive(Clone, Copy, Debug)]
 pub struct Dot {
     pub kind: DotKind,
-    pub msg: MsgId,
+    pub partition: PartitionId,
+    /// Offset in the partition (for `Stored`: where the cell lands).
+    pub offset: u64,
     /// Consumer index (unused for `Stored`).
-    pub consumer: u16,
+    pub consumer: u32,
+    /// Producer index (`Stored` only).
+    pub producer: u32,
     /// Animation-clock time at which the flight starts.
     pub born: f64,
-}
-
-/// A queue's identity in the series.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub struct QueueKey {
-    pub broker: Name,
-    pub topic: Name,
-    pub queue_id: u32,
 }
 
 #[derive(Default)]
 pub struct Tracker {
     epoch: u64,
     processed: usize,
-    /// Indexed by root message id.
-    pub consumed_root: Vec<bool>,
     pub bucket_ms: Millis,
     pub until: Millis,
     /// Last bucket written (inclusive); `None` before the first.
     cur: Option<usize>,
-    pub queues: Vec<QueueKey>,
-    max_off: Vec<u64>,
-    committed: Vec<BTreeMap<Name, u64>>,
-    /// [queue][bucket] backlog = stored − committed (lowest group).
+    /// Partitions with a series, and their labels.
+    pub partitions: Vec<PartitionId>,
+    pub partition_labels: Vec<String>,
+    /// The model's word for a partition (`queue`, `partition`...).
+    pub noun: &'static str,
+    series_of: BTreeMap<PartitionId, usize>,
+    /// Partitions that are internal or beyond `MAX_SERIES` (no series).
+    ignored: BTreeMap<PartitionId, ()>,
+    log_end: Vec<u64>,
+    committed: Vec<BTreeMap<u32, u64>>,
+    /// [partition][bucket] backlog = stored − committed (lowest group).
     pub backlog: Vec<Vec<u32>>,
-    pub consumers: Vec<Name>,
+    pub consumers: Vec<String>,
     /// [consumer][bucket] messages consumed in the bucket.
     pub consumed: Vec<Vec<u32>>,
-    /// Simulated times of rebalances that changed an assignment.
+    /// Simulated times of assignment changes.
     pub rebalances: Vec<Millis>,
     pub dots: Vec<Dot>,
     /// Bumped whenever the series change (the plots redraw only then).
@@ -84,38 +86,41 @@ impl Tracker {
         ((at / self.bucket_ms.max(1)) as usize).min(BUCKETS - 1)
     }
 
-    fn reset(&mut self, w: &World, epoch: u64) {
+    fn reset(&mut self, sim: &dyn Simulation, epoch: u64) {
         *self = Tracker { epoch, ..Tracker::default() };
-        self.until = w.scenario.until.max(1);
+        self.until = sim.until().max(1);
+        self.noun = sim.partition_noun();
         self.bucket_ms = self.until.div_ceil(BUCKETS as u64).max(1);
-        for b in &w.brokers {
-            for (topic, cqs) in &b.cqs {
-                if is_system_topic(topic) {
-                    continue;
-                }
-                for q in 0..cqs.len() {
-                    self.queue_index(&b.name, topic, q as u32);
-                }
-            }
-        }
-        for c in &w.consumers {
-            self.consumer_index(&c.client_id);
-        }
+        self.learn_partitions(sim);
+        self.learn_consumers(sim);
         self.series_version = 1;
     }
 
-    fn queue_index(&mut self, broker: &Name, topic: &str, queue_id: u32) -> Option<usize> {
-        if is_system_topic(topic) {
-            return None;
+    /// Reads partition labels from the model's view: at reset and when an unknown partition
+    /// shows up in the log (rare: a new topic or queue).
+    fn learn_partitions(&mut self, sim: &dyn Simulation) {
+        let view = sim.view();
+        let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
+        for t in &view.topics {
+            for p in &t.partitions {
+                if self.series_of.contains_key(&p.id) || self.ignored.contains_key(&p.id) {
+                    continue;
+                }
+                if t.internal || self.partitions.len() >= MAX_SERIES {
+                    self.ignored.insert(p.id, ());
+                    continue;
+                }
+                let label = if multi_topic { format!("{} {}", t.name, p.label) } else { p.label.clone() };
+                self.add_partition(p.id, label);
+            }
         }
-        if let Some(i) = self.queues.iter().position(|k| k.broker == *broker && &*k.topic == topic && k.queue_id == queue_id) {
-            return Some(i);
-        }
-        if self.queues.len() >= 64 {
-            return None;
-        }
-        self.queues.push(QueueKey { broker: broker.clone(), topic: Name::from(topic), queue_id });
-        self.max_off.push(0);
+    }
+
+    fn add_partition(&mut self, id: PartitionId, label: String) {
+        self.series_of.insert(id, self.partitions.len());
+        self.partitions.push(id);
+        self.partition_labels.push(label);
+        self.log_end.push(0);
         self.committed.push(BTreeMap::new());
         let mut series = vec![0; BUCKETS];
         if let Some(c) = self.cur {
@@ -125,24 +130,42 @@ impl Tracker {
         }
         series.resize(BUCKETS, 0);
         self.backlog.push(series);
-        Some(self.queues.len() - 1)
     }
 
-    fn consumer_index(&mut self, client: &Name) -> Option<usize> {
-        if let Some(i) = self.consumers.iter().position(|c| c == client) {
+    fn learn_consumers(&mut self, sim: &dyn Simulation) {
+        let view = sim.view();
+        for c in view.consumers.iter().skip(self.consumers.len()).take(MAX_SERIES.saturating_sub(self.consumers.len())) {
+            self.consumers.push(c.name.clone());
+            self.consumed.push(vec![0; BUCKETS]);
+        }
+    }
+
+    fn series(&mut self, sim: &dyn Simulation, p: PartitionId) -> Option<usize> {
+        if let Some(&i) = self.series_of.get(&p) {
             return Some(i);
         }
-        if self.consumers.len() >= 64 {
+        if self.ignored.contains_key(&p) {
             return None;
         }
-        self.consumers.push(client.clone());
-        self.consumed.push(vec![0; BUCKETS]);
-        Some(self.consumers.len() - 1)
+        self.learn_partitions(sim);
+        if !self.series_of.contains_key(&p) {
+            // Not in the view (yet): never plotted.
+            self.ignored.insert(p, ());
+        }
+        self.series_of.get(&p).copied()
+    }
+
+    fn consumer_series(&mut self, sim: &dyn Simulation, c: u32) -> Option<usize> {
+        let c = c as usize;
+        if c >= self.consumers.len() && c < MAX_SERIES {
+            self.learn_consumers(sim);
+        }
+        (c < self.consumers.len()).then_some(c)
     }
 
     fn current_backlog(&self, q: usize) -> u32 {
         let low = self.committed[q].values().min().copied().unwrap_or(0);
-        self.max_off[q].saturating_sub(low).min(u32::MAX as u64) as u32
+        self.log_end[q].saturating_sub(low).min(u32::MAX as u64) as u32
     }
 
     /// Fills buckets up to `b` with the current backlog.
@@ -152,7 +175,7 @@ impl Tracker {
             Some(c) => c + 1,
             None => 0,
         };
-        for q in 0..self.queues.len() {
+        for q in 0..self.partitions.len() {
             let v = self.current_backlog(q);
             for bb in start..=b {
                 self.backlog[q][bb] = v;
@@ -163,76 +186,73 @@ impl Tracker {
 
     /// Reads the log entries added since the last call. `anim` = (animation clock, speed) when
     /// dots should be spawned (playing, motion allowed).
-    pub fn update(&mut self, w: &World, epoch: u64, anim: Option<(f64, f64)>) {
-        if epoch != self.epoch || self.until == 0 || w.log.len() < self.processed {
-            self.reset(w, epoch);
+    pub fn update(&mut self, sim: &dyn Simulation, epoch: u64, anim: Option<(f64, f64)>) {
+        let len = sim.log_len();
+        if epoch != self.epoch || self.until == 0 || len < self.processed {
+            self.reset(sim, epoch);
         }
-        let entries = w.log.entries();
-        let new = &entries[self.processed.min(entries.len())..];
-        if self.consumed_root.len() < w.messages.len() {
-            self.consumed_root.resize(w.messages.len(), false);
-        }
-        let spawn_from = new.len().saturating_sub(MAX_SPAWN);
-        let root = |m: MsgId| w.messages.get(m as usize).map(|x| x.root()).unwrap_or(m);
-        let mut changed = !new.is_empty();
-        for (i, e) in new.iter().enumerate() {
-            let b = self.bucket(e.at);
+        let from = self.processed.min(len);
+        let spawn_from = len.saturating_sub(MAX_SPAWN);
+        let now = sim.now();
+        let mut facts = Vec::new();
+        sim.trace(from, len, &mut |i, t| facts.push((i, t)));
+        let mut changed = len > from;
+        for (i, fact) in facts {
+            let at = sim.log_time(i);
+            let b = self.bucket(at);
             self.advance_to(b);
-            let born =
-                anim.map(|(clock, speed)| clock - ((w.now.saturating_sub(e.at)) as f64 / speed.max(1e-6)).min(DOT_MS * 0.4));
-            let dot = |kind: DotKind, msg: MsgId, consumer: Option<usize>, dots: &mut Vec<Dot>| {
+            let born = anim
+                .filter(|_| i >= spawn_from)
+                .map(|(clock, speed)| clock - ((now.saturating_sub(at)) as f64 / speed.max(1e-6)).min(DOT_MS * 0.4));
+            let mut dot = |kind, partition, offset, consumer: Option<u32>, producer: Option<u32>| {
                 if let Some(born) = born {
-                    if i >= spawn_from {
-                        dots.push(Dot { kind, msg, consumer: consumer.unwrap_or(0).min(u16::MAX as usize) as u16, born });
-                    }
+                    self.dots.push(Dot {
+                        kind,
+                        partition,
+                        offset,
+                        consumer: consumer.unwrap_or(u32::MAX),
+                        producer: producer.unwrap_or(u32::MAX),
+                        born,
+                    });
                 }
             };
-            match &e.kind {
-                Event::MessageStored { msg, broker, topic, queue_id, offset, .. } => {
-                    if let Some(q) = self.queue_index(broker, topic, *queue_id) {
-                        self.max_off[q] = self.max_off[q].max(offset + 1);
-                        self.backlog[q][b] = self.current_backlog(q);
-                        dot(DotKind::Stored, *msg, None, &mut self.dots);
-                    }
-                }
-                Event::OffsetCommitted { broker, group, mq, offset } => {
-                    if let Some(q) = self.queue_index(broker, &mq.topic, mq.queue_id) {
-                        self.committed[q].insert(group.clone(), *offset);
+            match fact {
+                Trace::Stored { partition, offset, producer, .. } => {
+                    dot(DotKind::Stored, partition, offset, None, producer);
+                    if let Some(q) = self.series(sim, partition) {
+                        self.log_end[q] = self.log_end[q].max(offset + 1);
                         self.backlog[q][b] = self.current_backlog(q);
                     }
                 }
-                Event::Consumed { msg, client, .. } => {
-                    let r = root(*msg) as usize;
-                    if let Some(f) = self.consumed_root.get_mut(r) {
-                        *f = true;
-                    }
-                    let c = self.consumer_index(client);
-                    if let Some(c) = c {
+                Trace::Delivered { partition, consumer, .. } => {
+                    dot(DotKind::Delivered, partition, 0, Some(consumer), None);
+                    if let Some(c) = self.consumer_series(sim, consumer) {
                         self.consumed[c][b] = self.consumed[c][b].saturating_add(1);
                     }
-                    dot(DotKind::Consumed, *msg, c, &mut self.dots);
                 }
-                Event::BrokerFiltered { msg, client, .. } => {
-                    let c = self.consumer_index(client);
-                    dot(DotKind::BrokerFiltered, *msg, c, &mut self.dots);
+                Trace::Dropped { partition, consumer, kind, .. } => {
+                    let k = match kind {
+                        DropKind::ClientFilter => DotKind::ClientFiltered,
+                        DropKind::BrokerFilter | DropKind::Other => DotKind::BrokerFiltered,
+                    };
+                    dot(k, partition, 0, consumer, None);
                 }
-                Event::ClientFiltered { msg, client, .. } => {
-                    let c = self.consumer_index(client);
-                    dot(DotKind::ClientFiltered, *msg, c, &mut self.dots);
+                Trace::Committed { partition, group, offset } => {
+                    if let Some(q) = self.series(sim, partition) {
+                        self.committed[q].insert(group, offset);
+                        self.backlog[q][b] = self.current_backlog(q);
+                    }
                 }
-                Event::Allocated { topic, added, removed, .. }
-                    if !is_system_topic(topic)
-                        && (!added.is_empty() || !removed.is_empty())
-                        && self.rebalances.last() != Some(&e.at)
-                        && self.rebalances.len() < MAX_MARKS =>
-                {
-                    self.rebalances.push(e.at);
+                Trace::Reassigned { .. } => {
+                    if self.rebalances.last() != Some(&at) && self.rebalances.len() < MAX_MARKS {
+                        self.rebalances.push(at);
+                    }
                 }
-                _ => {}
+                Trace::Heartbeat { .. } | Trace::Overwritten { .. } => {}
             }
         }
-        self.processed = entries.len();
-        let nb = self.bucket(w.now);
+        self.processed = len;
+        let nb = self.bucket(now);
         if self.cur.is_none_or(|c| c < nb) {
             self.advance_to(nb);
             changed = true;

@@ -84,6 +84,10 @@ pub trait Simulation {
     fn digest(&self) -> u64;
 
     fn view(&self) -> View;
+    /// What the model calls a partition, for labels: `queue`, `partition`, `segment`.
+    fn partition_noun(&self) -> &'static str {
+        "partition"
+    }
     /// Cells of a partition's log for offsets `from..to` (fewer where entries are gone).
     fn cells(&self, partition: PartitionId, from: u64, to: u64) -> Vec<Cell>;
     fn message(&self, msg: MsgId) -> Option<MessageView>;

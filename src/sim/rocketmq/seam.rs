@@ -380,6 +380,9 @@ impl Simulation for World {
     fn view(&self) -> View {
         World::view(self)
     }
+    fn partition_noun(&self) -> &'static str {
+        "queue"
+    }
     fn cells(&self, partition: PartitionId, from: u64, to: u64) -> Vec<Cell> {
         let Some((b, topic, q)) = self.partitions.get(partition as usize) else { return Vec::new() };
         let Some(cq) = self.brokers[*b].cq(topic, *q) else { return Vec::new() };

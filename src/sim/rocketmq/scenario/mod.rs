@@ -4,10 +4,12 @@
 
 mod parse;
 pub mod properties;
+mod write;
 
 use std::collections::BTreeMap;
 
 pub use parse::{parse_action, parse_scenario, parse_scenario_value};
+pub use write::{action_value, timed_action_value};
 
 use crate::sim::engine::Millis;
 use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel};

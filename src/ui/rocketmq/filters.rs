@@ -9,9 +9,9 @@ use std::fmt::Write;
 
 use leptos::prelude::*;
 
-use super::plots::draw_filter_cost;
-use super::state::{esc, fmt_ms, Sim};
 use crate::sim::rocketmq::world::World;
+use crate::ui::plots::draw_filter_cost;
+use crate::ui::state::{esc, fmt_ms, Sim};
 
 /// Registry rows rendered at most (the rest are counted).
 const MAX_ROWS: usize = 400;
@@ -111,7 +111,7 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
 
     let options = Memo::new(move |_| {
         let sel = broker.get();
-        sim.read(|w| {
+        sim.read_as::<World, _>(|w| {
             let mut s = String::new();
             for (i, b) in w.brokers.iter().enumerate() {
                 let _ = write!(
@@ -132,7 +132,7 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
             return None;
         }
         let i = broker.get();
-        sim.read(|w| {
+        sim.read_as::<World, _>(|w| {
             let i = if i < w.brokers.len() { i } else { 0 };
             let (flags, design) = flags_html(w, i);
             let name = w.brokers.get(i).map(|b| esc(&b.name)).unwrap_or_default();
@@ -152,7 +152,7 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
         }
         let Some(el) = plot.get() else { return };
         request_animation_frame(move || {
-            let data = sim.peek(|w| {
+            let data = sim.peek_as::<World, _>(|w| {
                 let series: Vec<(String, Vec<(f64, f64)>)> = w
                     .brokers
                     .iter()

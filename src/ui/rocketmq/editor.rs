@@ -5,11 +5,30 @@
 
 use leptos::prelude::*;
 
-use super::state::{esc, group_members, Sim};
 use crate::sim::rocketmq::filterapi;
-use crate::sim::rocketmq::scenario::{Action, AllocationSpec, SendSpec, SubscriptionSpec};
+use crate::sim::rocketmq::scenario::{action_value, Action, AllocationSpec, SendSpec, SubscriptionSpec};
 use crate::sim::rocketmq::sql92::{self, Sql92Version};
 use crate::sim::rocketmq::world::{is_system_topic, World};
+use crate::ui::state::{esc, Sim};
+
+/// Enters an edit as a timeline action at the current time. The editor validates its inputs
+/// first, so a refusal here is a bug worth seeing in the console, not a user error.
+fn enter(sim: Sim, a: Action) {
+    if let Err(e) = sim.command(action_value(&a)) {
+        leptos::logging::warn!("edit refused: {e}");
+    }
+}
+
+/// Group names in the order their first consumer appears.
+fn group_names(w: &World) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in &w.consumers {
+        if !out.iter().any(|g| **g == *c.group) {
+            out.push(c.group.to_string());
+        }
+    }
+    out
+}
 
 /// Largest queue count the editor accepts (the canvas draws every queue).
 const MAX_UI_QUEUES: u32 = 256;
@@ -73,7 +92,7 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
     let sql0 = is_sql(spec.expression_type.as_deref());
     let sql = RwSignal::new(sql0);
     let err = RwSignal::new(None::<ExprError>);
-    let version = sim.peek(|w| sql_version(w, &spec.topic)).unwrap_or_default();
+    let version = sim.peek_as::<World, _>(|w| sql_version(w, &spec.topic)).unwrap_or_default();
     let topic = spec.topic.clone();
     let check = {
         let topic = topic.clone();
@@ -93,10 +112,13 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
             if t == spec.expression && is_sql(ty.as_deref()) == is_sql(spec.expression_type.as_deref()) {
                 return;
             }
-            sim.command(Action::Subscribe {
-                client_id: client_id.clone(),
-                subscription: SubscriptionSpec { topic: spec.topic.clone(), expression: t, expression_type: ty },
-            });
+            enter(
+                sim,
+                Action::Subscribe {
+                    client_id: client_id.clone(),
+                    subscription: SubscriptionSpec { topic: spec.topic.clone(), expression: t, expression_type: ty },
+                },
+            );
         }
     };
     let (commit_enter, commit_type) = (commit.clone(), commit.clone());
@@ -206,7 +228,7 @@ fn action_of(ev: &leptos::ev::MouseEvent) -> Option<String> {
 fn ConsumerRow(row: Row) -> impl IntoView {
     let sim = expect_context::<Sim>();
     let cid = row.client_id.clone();
-    let head = Memo::new(move |_| sim.read(|w| status_html(w, &cid)).unwrap_or_default());
+    let head = Memo::new(move |_| sim.read_as::<World, _>(|w| status_html(w, &cid)).unwrap_or_default());
     let id = row.client_id.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let client_id = id.clone();
@@ -216,7 +238,7 @@ fn ConsumerRow(row: Row) -> impl IntoView {
             Some("crash") => Action::CrashConsumer { client_id },
             _ => return,
         };
-        sim.command(a);
+        enter(sim, a);
     };
     let n_subs = row.subs.len();
     let subs =
@@ -262,7 +284,7 @@ fn GroupBlock(group: String) -> impl IntoView {
     let sim = expect_context::<Sim>();
     let g = group.clone();
     let info = Memo::new(move |_| {
-        sim.read(|w| {
+        sim.read_as::<World, _>(|w| {
             let members: Vec<_> = w.consumers.iter().filter(|c| *c.group == *g).collect();
             let model = members.first().map(|c| c.model.name()).unwrap_or("?");
             let strategy = members.first().map(|c| c.strategy_name).unwrap_or("AVG");
@@ -282,7 +304,7 @@ fn GroupBlock(group: String) -> impl IntoView {
     let g_add = group.clone();
     let add = move |_| {
         let plan = sim
-            .peek(|w| {
+            .peek_as::<World, _>(|w| {
                 let first = w.consumers.iter().find(|c| *c.group == *g_add)?;
                 let id = next_client_id(w)?;
                 let mut spec = first.spec.clone();
@@ -294,7 +316,7 @@ fn GroupBlock(group: String) -> impl IntoView {
         match plan {
             Some(consumer) => {
                 add_error.set(None);
-                sim.command(Action::AddConsumer { group: g_add.clone(), consumer });
+                enter(sim, Action::AddConsumer { group: g_add.clone(), consumer });
             }
             None => add_error.set(Some("No free client id (ConsumerA–Z are taken).".into())),
         }
@@ -307,7 +329,7 @@ fn GroupBlock(group: String) -> impl IntoView {
             "CONSISTENT_HASH" => AllocationSpec::ConsistentHash { virtual_nodes: 10 },
             _ => return,
         };
-        sim.command(Action::SetAllocation { group: g_set.clone(), allocation });
+        enter(sim, Action::SetAllocation { group: g_set.clone(), allocation });
     };
     view! {
         <section class="group" data-testid="group" data-group=group.clone()>
@@ -469,7 +491,7 @@ pub fn Editor() -> impl IntoView {
     let sim = expect_context::<Sim>();
     // Structure (which topics / producers / groups exist) changes only on load or add-consumer.
     let topics = Memo::new(move |_| {
-        sim.read(|w| {
+        sim.read_as::<World, _>(|w| {
             let mut ts: Vec<String> = w.scenario.topics.iter().map(|t| t.name.clone()).collect();
             for b in &w.brokers {
                 for t in b.topics.keys() {
@@ -482,13 +504,13 @@ pub fn Editor() -> impl IntoView {
         })
         .unwrap_or_default()
     });
-    let topics_view = Memo::new(move |_| topics.with(|ts| sim.read(|w| topics_html(w, ts))).unwrap_or_default());
+    let topics_view = Memo::new(move |_| topics.with(|ts| sim.read_as::<World, _>(|w| topics_html(w, ts))).unwrap_or_default());
     let producers = Memo::new(move |_| {
-        let ps = sim.read(|w| w.producers.iter().map(|p| p.id.to_string()).collect::<Vec<_>>()).unwrap_or_default();
+        let ps =
+            sim.read_as::<World, _>(|w| w.producers.iter().map(|p| p.id.to_string()).collect::<Vec<_>>()).unwrap_or_default();
         topics.with(|ts| producers_html(&ps, ts))
     });
-    let groups =
-        Memo::new(move |_| sim.read(|w| group_members(w).into_iter().map(|(g, _)| g).collect::<Vec<_>>()).unwrap_or_default());
+    let groups = Memo::new(move |_| sim.read_as::<World, _>(group_names).unwrap_or_default());
     let n_topics = move || topics.with(Vec::len);
     let topic_error = RwSignal::new(None::<String>);
     let on_queues = move |ev: leptos::ev::Event| {
@@ -499,9 +521,9 @@ pub fn Editor() -> impl IntoView {
                 let _ = input.class_list().remove_1("invalid");
                 let _ = input.set_attribute("aria-invalid", "false");
                 topic_error.set(None);
-                let cur = sim.peek(|w| w.brokers.iter().find_map(|b| b.topics.get(&topic).map(|x| x.1))).flatten();
+                let cur = sim.peek_as::<World, _>(|w| w.brokers.iter().find_map(|b| b.topics.get(&topic).map(|x| x.1))).flatten();
                 if cur != Some(n) {
-                    sim.command(Action::SetQueueCount { topic, queues: n });
+                    enter(sim, Action::SetQueueCount { topic, queues: n });
                 }
             }
             _ => {
@@ -523,7 +545,7 @@ pub fn Editor() -> impl IntoView {
             .and_then(|e| e.closest("li[data-producer]").ok().flatten());
         let Some(row) = row else { return };
         let producer = row.get_attribute("data-producer").unwrap_or_default();
-        let at = sim.peek(|w| w.now).unwrap_or(0);
+        let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
         let r = parse_send(at, &producer, SendForm::read(&row));
         match r {
             Ok(send) => {
@@ -535,7 +557,7 @@ pub fn Editor() -> impl IntoView {
                     send.tag.as_deref().map(|t| format!(":{t}")).unwrap_or_default(),
                     send.interval_ms
                 )));
-                sim.command(Action::Produce { producer, send });
+                enter(sim, Action::Produce { producer, send });
             }
             Err(e) => send_error.set(Some(format!("{producer}: {e}"))),
         }

@@ -1,0 +1,54 @@
+//! The one place where the shared UI meets the model-specific panels: each broker model lists its
+//! editor, its inspector tables, its extra tabs and its log categories here. Adding a model means
+//! adding its arms below and its `ui/<model>/` folder; the shell, canvas, tracker and plots stay
+//! as they are.
+
+use leptos::prelude::*;
+
+use crate::sim::model::BrokerKind;
+
+/// An extra tab of the right panel.
+pub struct ModelTab {
+    pub label: &'static str,
+    pub testid: &'static str,
+}
+
+/// The extra tabs a model adds next to "Inspector".
+pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
+    match kind {
+        Some(BrokerKind::RocketMq) => &[ModelTab { label: "Filters", testid: "tab-filters" }],
+        None => &[],
+    }
+}
+
+/// The body of extra tab `index`; it should read the model only while `visible`.
+pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -> AnyView {
+    match (kind, index) {
+        (Some(BrokerKind::RocketMq), 0) => view! { <super::rocketmq::FilterPanel visible=visible /> }.into_any(),
+        _ => ().into_any(),
+    }
+}
+
+/// The left panel's editor.
+pub fn editor(kind: Option<BrokerKind>) -> AnyView {
+    match kind {
+        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
+        None => ().into_any(),
+    }
+}
+
+/// Model tables shown in the inspector between the warnings and the assignment.
+pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
+    match kind {
+        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
+        None => ().into_any(),
+    }
+}
+
+/// The event-log categories for the filter select (`"all"` first).
+pub fn log_kinds(kind: Option<BrokerKind>) -> Vec<&'static str> {
+    match kind {
+        Some(BrokerKind::RocketMq) => super::rocketmq::LOG_KINDS.to_vec(),
+        None => vec!["all"],
+    }
+}

@@ -1,0 +1,27 @@
+//! RocketMQ's own panels: the scenario editor, the inspector tables and the filter-manager tab.
+//! They read the RocketMQ `World` (downcast from the neutral model) and enter edits as timeline
+//! actions; the shared shell finds them through `ui::models`.
+
+mod editor;
+mod filters;
+mod tables;
+
+pub use editor::Editor;
+pub use filters::FilterPanel;
+pub use tables::Tables;
+
+/// The event-log categories of the RocketMQ model (`Event::kind`).
+pub const LOG_KINDS: [&str; 12] = [
+    "all",
+    "command",
+    "lifecycle",
+    "subscription",
+    "heartbeat",
+    "rebalance",
+    "store",
+    "pull",
+    "filter",
+    "consume",
+    "retry",
+    "offset",
+];

@@ -1,0 +1,67 @@
+//! Architecture invariants that grep can check (ARCHITECTURE.md, "Invariants").
+
+use std::path::Path;
+
+fn rust_files(dir: &Path, recurse: bool, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if recurse {
+                rust_files(&p, true, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+const MODELS: [&str; 3] = ["rocketmq", "kafka", "pulsar"];
+
+/// The shared UI (everything in `src/ui/` outside `src/ui/<model>/`), the history and the links
+/// read models only through `sim::model`: they name no model's core path.
+#[test]
+fn shared_code_names_no_broker_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/ui"), false, &mut files);
+    files.push(root.join("src/sim/history.rs"));
+    files.push(root.join("src/sim/link.rs"));
+    files.push(root.join("src/sim/model/view.rs"));
+    rust_files(&root.join("src/sim/scenario"), true, &mut files);
+    let mut offences = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for m in MODELS {
+                if line.contains(&format!("sim::{m}")) {
+                    offences.push(format!("{}:{}: {}", f.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(offences.is_empty(), "shared code names a model; go through sim::model instead:\n{}", offences.join("\n"));
+}
+
+/// `src/sim` is pure: no UI crates and no wall clock.
+#[test]
+fn the_core_is_pure() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/sim"), true, &mut files);
+    let banned = ["leptos", "web_sys", "wasm_bindgen", "plotters", "std::time::Instant", "std::time::SystemTime", "Instant::now"];
+    let mut offences = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for b in banned {
+                if line.contains(b) {
+                    offences.push(format!("{}:{}: {}", f.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(offences.is_empty(), "the core must stay pure:\n{}", offences.join("\n"));
+}
