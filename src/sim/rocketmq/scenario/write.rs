@@ -130,9 +130,10 @@ mod tests {
     fn every_action_reads_back_as_written() {
         let consumer = ConsumerSpec {
             client_id: "C".into(),
+            // JSON objects read back in key order, as every scenario's subscriptions are.
             subscriptions: vec![
-                SubscriptionSpec { topic: "T".into(), expression: "TagA || TagB".into(), expression_type: None },
                 SubscriptionSpec { topic: "S".into(), expression: "a > 5".into(), expression_type: Some("SQL92".into()) },
+                SubscriptionSpec { topic: "T".into(), expression: "TagA || TagB".into(), expression_type: None },
             ],
             start_at: Some(1234),
             latency_ms: Some(3),
