@@ -447,3 +447,45 @@ impl Simulation for World {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::model::{self, Fate, Trace};
+    use crate::sim::presets::by_file;
+
+    #[test]
+    fn trace_and_view_name_the_same_partitions_and_consumers() {
+        let sim = model::run(by_file("seed-same-topic-different-tags.json").unwrap().text).unwrap();
+        let view = sim.view();
+        let ids: Vec<u32> = view.topics.iter().flat_map(|t| t.partitions.iter().map(|p| p.id)).collect();
+        let mut stored = 0;
+        sim.trace(0, sim.log_len(), &mut |_, t| match t {
+            Trace::Stored { partition, .. } | Trace::Delivered { partition, .. } | Trace::Dropped { partition, .. } => {
+                assert!(ids.contains(&partition), "{t:?} names a partition not in the view {ids:?}");
+                stored += 1;
+            }
+            Trace::Committed { partition, group, .. } => {
+                assert!(ids.contains(&partition), "{t:?}");
+                assert!((group as usize) < view.groups.len(), "{t:?}");
+            }
+            Trace::Reassigned { consumer } | Trace::Heartbeat { consumer, .. } => {
+                assert!((consumer as usize) < view.consumers.len(), "{t:?}")
+            }
+            Trace::Overwritten { broker, .. } => assert!((broker as usize) < view.brokers.len()),
+        });
+        assert!(stored > 20);
+        // Cells carry fates: ConsumerB consumed six TagB messages; TagB #2, 3, 6, 7 were skipped.
+        let fates: Vec<Fate> = view
+            .topics
+            .iter()
+            .filter(|t| !t.internal)
+            .flat_map(|t| t.partitions.iter())
+            .flat_map(|p| sim.cells(p.id, 0, p.log_end))
+            .map(|c| c.fate)
+            .collect();
+        assert_eq!(fates.iter().filter(|f| **f == Fate::Consumed).count(), 6);
+        assert!(fates.iter().filter(|f| **f == Fate::Skipped).count() >= 4);
+        // The broker's table entry is shown, and ConsumerA is marked as mismatched.
+        assert!(view.brokers[0].lines.iter().any(|l| l.text.starts_with("TopicTestA ⇐ TagB")), "{:?}", view.brokers[0].lines);
+    }
+}

@@ -79,6 +79,14 @@ impl World {
             (m.broker, m.topic.clone(), m.queue_id, m.tags_code)
         };
         let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
+        let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
+            Some(pid) => pid,
+            None => {
+                self.assign_partition_ids(broker, &topic);
+                self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX)
+            }
+        };
+        self.messages[msg as usize].pid = pid;
         if self.brokers[broker].enable_calc_filter_bitmap {
             self.calc_bitmap(broker, msg);
         }
