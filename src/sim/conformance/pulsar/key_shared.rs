@@ -14,27 +14,42 @@ use crate::sim::pulsar::key_shared::{
     UnblockNotice,
 };
 
-/// Consumer names (or ids) ↔ internal selector ids, in first-seen order.
+/// Consumer instances by name. Each add is a new instance (upstream consumers are objects, and two
+/// may share a name); a remove takes the earliest live instance of that name.
 #[derive(Default)]
-struct Names(Vec<String>);
+struct Instances {
+    names: Vec<String>,
+    live: Vec<bool>,
+}
 
-impl Names {
-    fn intern(&mut self, name: &str) -> u64 {
-        match self.0.iter().position(|n| n == name) {
+impl Instances {
+    fn add(&mut self, name: &str) -> u64 {
+        self.names.push(name.to_string());
+        self.live.push(true);
+        (self.names.len() - 1) as u64
+    }
+
+    /// The earliest live instance named `name`, marked gone.
+    fn take(&mut self, name: &str) -> Option<u64> {
+        let i = (0..self.names.len()).find(|&i| self.live[i] && self.names[i] == name)?;
+        self.live[i] = false;
+        Some(i as u64)
+    }
+
+    /// The instance a tracker op names: the same name is the same consumer.
+    fn by_name(&mut self, name: &str) -> u64 {
+        match self.names.iter().position(|n| n == name) {
             Some(i) => i as u64,
-            None => {
-                self.0.push(name.to_string());
-                (self.0.len() - 1) as u64
-            }
+            None => self.add(name),
         }
     }
 
-    fn find(&self, name: &str) -> Option<u64> {
-        self.0.iter().position(|n| n == name).map(|i| i as u64)
+    fn label(&self, id: u64) -> String {
+        self.names.get(id as usize).cloned().unwrap_or_default()
     }
 
     fn name(&self, id: u64) -> Value {
-        self.0.get(id as usize).map(|n| Value::String(n.clone())).unwrap_or(Value::Null)
+        self.names.get(id as usize).map(|n| Value::String(n.clone())).unwrap_or(Value::Null)
     }
 }
 
@@ -82,9 +97,9 @@ fn range_hash(key: &str, size: u32) -> u32 {
 /// A STICKY consumer's id and its `KeySharedMeta` ranges (`None`: no metadata at all).
 type StickyConsumer = (u64, Option<Vec<(u32, u32)>>);
 
-fn sticky_consumer(v: &Value, names: &mut Names) -> Res<StickyConsumer> {
+fn sticky_consumer(v: &Value, names: &mut Instances) -> Res<StickyConsumer> {
     let c = In::item(v, "input.consumer")?;
-    let id = names.intern(c.str("id")?);
+    let id = names.add(c.str("id")?);
     let r = match c.get("ranges") {
         None => None,
         Some(r) => Some(ranges(r, "input.consumer.ranges")?),
@@ -144,7 +159,8 @@ pub fn run(input: &Value) -> Res<Value> {
             let mut r = ring(&i, "consumersInAddOrder")?;
             for gone in i.opt_array("thenRemoved")?.map(Vec::as_slice).unwrap_or_default() {
                 let gone = gone.as_str().ok_or("input.thenRemoved: entries must be strings")?;
-                if let Some(pos) = labels.iter().position(|l| l == gone) {
+                // The earliest instance of that name still on the ring.
+                if let Some(pos) = (0..labels.len()).find(|&p| labels[p] == gone && r.contains(p as u64)) {
                     r.remove(pos as u64);
                 }
             }
@@ -187,15 +203,15 @@ fn autosplit(i: &In<'_>) -> Res<Value> {
         Ok(s) => s,
         Err(e) => return Ok(error_value(e.to_string())),
     };
-    let mut names = Names::default();
+    let mut names = Instances::default();
     for name in i.strings("consumersInAddOrder")? {
-        if let Err(e) = s.add(names.intern(name)) {
+        if let Err(e) = s.add(names.add(name)) {
             return Ok(error_value(e.to_string()));
         }
     }
     if i.op()? == "autosplit_ranges" {
         let by = StickyKeySelector::RangeSplit(s).ranges_by_consumer();
-        return Ok(json!({ "rangesByConsumer": ranges_json(&by, |c| names.0[c as usize].clone()) }));
+        return Ok(json!({ "rangesByConsumer": ranges_json(&by, |c| names.label(c)) }));
     }
     let mut out = Map::new();
     for key in i.strings("keys")? {
@@ -209,15 +225,15 @@ fn autosplit_sequence(i: &In<'_>) -> Res<Value> {
         Ok(s) => s,
         Err(e) => return Ok(error_value(e.to_string())),
     };
-    let mut names = Names::default();
+    let mut names = Instances::default();
     let mut after = Vec::new();
     for step in i.array("steps")? {
         let st = In::item(step, "input.steps[]")?;
         let name = st.str("consumer")?;
         let outcome = match st.op()? {
-            "add" => s.add(names.intern(name)).map_err(|e| e.to_string()),
+            "add" => s.add(names.add(name)).map_err(|e| e.to_string()),
             "remove" => {
-                if let Some(id) = names.find(name) {
+                if let Some(id) = names.take(name) {
                     s.remove(id);
                 }
                 Ok(())
@@ -242,7 +258,7 @@ fn sticky_steps(i: &In<'_>) -> Res<Value> {
         Ok(s) => s,
         Err(e) => return Ok(e),
     };
-    let mut names = Names::default();
+    let mut names = Instances::default();
     let mut results = Vec::new();
     for step in i.array("steps")? {
         let st = In::item(step, "input.steps[]")?;
@@ -256,7 +272,7 @@ fn sticky_steps(i: &In<'_>) -> Res<Value> {
                 results.push(Value::Null);
             }
             "remove" => {
-                if let Some(id) = names.find(st.str("consumer")?) {
+                if let Some(id) = names.take(st.str("consumer")?) {
                     s.remove(id);
                 }
                 results.push(Value::Null);
@@ -278,7 +294,7 @@ fn sticky_add(i: &In<'_>) -> Res<Value> {
         Ok(s) => s,
         Err(e) => return Ok(e),
     };
-    let mut names = Names::default();
+    let mut names = Instances::default();
     let mut all: Vec<&Value> = Vec::new();
     if i.op()? == "sticky_ranges" {
         all.extend(i.array("consumers")?);
@@ -293,7 +309,7 @@ fn sticky_add(i: &In<'_>) -> Res<Value> {
         }
     }
     let by = StickyKeySelector::Sticky(s).ranges_by_consumer();
-    Ok(json!({ "rangesByConsumer": ranges_json(&by, |c| names.0[c as usize].clone()) }))
+    Ok(json!({ "rangesByConsumer": ranges_json(&by, |c| names.label(c)) }))
 }
 
 /// Records what the tracker passed to its unblocking callback (-1 for a batch, as upstream).
@@ -307,16 +323,16 @@ fn note(notice: Option<UnblockNotice>, unblocked: &mut Vec<i64>) {
 
 fn draining(i: &In<'_>) -> Res<Value> {
     let mut t = DrainingHashesTracker::new();
-    let mut names = Names::default();
+    let mut names = Instances::default();
     let mut unblocked: Vec<i64> = Vec::new();
     let mut results = Vec::new();
     for op in i.array("ops")? {
         let args = op.as_array().ok_or("input.ops[]: each op is a list")?;
         let name = args.first().and_then(Value::as_str).ok_or("input.ops[][0]: the operation name")?;
-        let consumer = |n: usize, names: &mut Names| -> Res<u64> {
+        let consumer = |n: usize, names: &mut Instances| -> Res<u64> {
             args.get(n)
                 .and_then(Value::as_str)
-                .map(|c| names.intern(c))
+                .map(|c| names.by_name(c))
                 .ok_or_else(|| format!("input.ops[][{n}]: a consumer name"))
         };
         let hash = |n: usize| -> Res<u32> { as_u32(args.get(n).unwrap_or(&Value::Null), "input.ops[]: hash") };
