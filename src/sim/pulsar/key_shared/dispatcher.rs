@@ -144,13 +144,24 @@ pub enum HoldReason {
 /// The outcome of one `dispatch` call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeySharedRound {
-    /// Entries sent per consumer, in entry order.
-    pub sends: BTreeMap<u64, Vec<i64>>,
+    /// `(consumer, position)` for every entry sent, in entry order.
+    pub sends: Vec<(u64, i64)>,
     /// Entries held back (they are, or stay, in the replay set), with why.
     pub held: Vec<(i64, HoldReason)>,
     /// Nothing went out although a consumer had permits: the next read skips the replay set and
     /// looks ahead at new entries.
     pub skip_next_replay: bool,
+}
+
+impl KeySharedRound {
+    /// The sends grouped per consumer (each list in entry order), as upstream hands them out.
+    pub fn grouped(&self) -> BTreeMap<u64, Vec<i64>> {
+        let mut out: BTreeMap<u64, Vec<i64>> = BTreeMap::new();
+        for &(c, p) in &self.sends {
+            out.entry(c).or_default().push(p);
+        }
+        out
+    }
 }
 
 /// What an ack or redelivery asks of the simulation.
@@ -331,25 +342,26 @@ impl KeySharedDispatcher {
     /// hash may be dispatched to it; anything else is held in the replay set.
     pub fn dispatch(&mut self, entries: &[KeyedEntry], read_type: ReadType) -> KeySharedRound {
         let mut round = KeySharedRound::default();
-        let mut permits_left: BTreeMap<u64, u32> =
-            self.consumers.iter().map(|(&id, c)| (id, c.permits.min(c.unacked.room()))).collect();
+        // Upstream snapshots min(permits, room under the unacked limit) per consumer and counts it
+        // down per entry; `record_send` lowers both live, so reading them live is the same.
         let mut held_hashes: BTreeSet<u32> = BTreeSet::new();
         let keep_order = !self.config.allow_out_of_order_delivery;
         for e in entries {
             let verdict = match self.selector.select(e.hash) {
                 None => Err(HoldReason::NoConsumer),
-                Some(t) if permits_left.get(&t).copied().unwrap_or(0) == 0 => Err(HoldReason::NoPermits),
-                Some(t) => self.check_dispatch(t, e, read_type, keep_order && held_hashes.contains(&e.hash)).map(|()| t),
+                Some(t) if self.permits_left(t) == 0 => Err(HoldReason::NoPermits),
+                Some(t) => {
+                    let earlier_held = keep_order && !held_hashes.is_empty() && held_hashes.contains(&e.hash);
+                    self.check_dispatch(t, e, read_type, earlier_held).map(|()| t)
+                }
             };
             match verdict {
                 Ok(t) => {
-                    let left = permits_left.entry(t).or_insert(0);
-                    *left = left.saturating_sub(e.messages.max(1));
                     self.record_send(t, e);
                     if read_type == ReadType::Replay {
                         self.replay.remove(e.position);
                     }
-                    round.sends.entry(t).or_default().push(e.position);
+                    round.sends.push((t, e.position));
                 }
                 Err(reason) => {
                     held_hashes.insert(e.hash);
@@ -358,17 +370,25 @@ impl KeySharedDispatcher {
                 }
             }
         }
-        let sent_any = !round.sends.is_empty();
-        round.skip_next_replay = !sent_any && permits_left.values().any(|&p| p > 0) && !entries.is_empty();
+        round.skip_next_replay =
+            round.sends.is_empty() && !entries.is_empty() && self.consumers.keys().any(|&c| self.permits_left(c) > 0);
         self.skip_next_replay = round.skip_next_replay;
         round
+    }
+
+    fn permits_left(&self, consumer: u64) -> u32 {
+        self.consumers.get(&consumer).map_or(0, |c| c.permits.min(c.unacked.room()))
     }
 
     fn check_dispatch(&mut self, target: u64, e: &KeyedEntry, read_type: ReadType, earlier_held: bool) -> Result<(), HoldReason> {
         if earlier_held {
             return Err(HoldReason::EarlierEntryHeld);
         }
-        if read_type == ReadType::Normal && !self.config.allow_out_of_order_delivery && self.replay.contains_hash(e.hash) {
+        if read_type == ReadType::Normal
+            && !self.config.allow_out_of_order_delivery
+            && !self.replay.is_empty()
+            && self.replay.contains_hash(e.hash)
+        {
             return Err(HoldReason::HashInReplay);
         }
         if self.config.classic {
@@ -378,7 +398,7 @@ impl KeySharedDispatcher {
                 }
             }
         }
-        if self.draining_enabled() && self.draining.should_block(target, e.hash) {
+        if self.draining_enabled() && !self.draining.is_empty() && self.draining.should_block(target, e.hash) {
             return Err(HoldReason::Draining);
         }
         Ok(())
@@ -460,21 +480,21 @@ mod tests {
         let mut d = dispatcher(KeySharedConfig::default(), &["c1", "c2", "c3"]);
         assert_eq!(d.selector.select(hash("key-0")), Some(3));
         let r = d.dispatch(&[entry(1, "key-0"), entry(2, "key-0")], ReadType::Normal);
-        assert_eq!(r.sends, BTreeMap::from([(3, vec![1, 2])]));
+        assert_eq!(r.grouped(), BTreeMap::from([(3, vec![1, 2])]));
         d.add_consumer(4, "c4", None, 1000, JoinContext::idle()).unwrap();
         assert_eq!(d.selector.select(hash("key-0")), Some(4));
         assert_eq!(d.draining.entry(hash("key-0")).map(|e| e.ref_count), Some(2));
         // m3 is held; another key still flows.
         let r = d.dispatch(&[entry(3, "key-0"), entry(4, "key-1")], ReadType::Normal);
         assert_eq!(r.held, vec![(3, HoldReason::Draining)]);
-        assert_eq!(r.sends.values().flatten().copied().collect::<Vec<_>>(), vec![4]);
+        assert_eq!(r.sends.iter().map(|&(_, p)| p).collect::<Vec<_>>(), vec![4]);
         assert_eq!(d.ack(3, 1), ReadRequest::default());
         assert_eq!(d.next_read(10), ReadPlan::Replay(vec![3]));
         assert_eq!(d.dispatch(&[entry(3, "key-0")], ReadType::Replay).held, vec![(3, HoldReason::Draining)]);
         assert_eq!(d.ack(3, 2).read_after_ms, Some(10));
         assert!(d.draining.is_empty());
         let r = d.dispatch(&[entry(3, "key-0")], ReadType::Replay);
-        assert_eq!(r.sends, BTreeMap::from([(4, vec![3])]));
+        assert_eq!(r.grouped(), BTreeMap::from([(4, vec![3])]));
         assert!(d.replay.is_empty());
     }
 
@@ -490,7 +510,7 @@ mod tests {
         let ReadPlan::Replay(positions) = d.next_read(10) else { panic!("replay expected") };
         assert_eq!(positions, vec![1, 2, 3]);
         let entries: Vec<KeyedEntry> = positions.iter().map(|&p| entry(p, "key-0")).collect();
-        assert_eq!(d.dispatch(&entries, ReadType::Replay).sends, BTreeMap::from([(4, vec![1, 2, 3])]));
+        assert_eq!(d.dispatch(&entries, ReadType::Replay).grouped(), BTreeMap::from([(4, vec![1, 2, 3])]));
     }
 
     #[test]
@@ -516,7 +536,7 @@ mod tests {
         d.on_mark_delete(1);
         assert!(d.recently_joined().is_empty());
         let r = d.dispatch(&[entry(2, "key-0")], ReadType::Replay);
-        assert_eq!(r.sends, BTreeMap::from([(4, vec![2])]));
+        assert_eq!(r.grouped(), BTreeMap::from([(4, vec![2])]));
     }
 
     #[test]
@@ -524,7 +544,7 @@ mod tests {
         let mut d = dispatcher(KeySharedConfig::default(), &["c1"]);
         d.consumers.get_mut(&1).unwrap().permits = 1;
         let r = d.dispatch(&[entry(0, "a"), entry(1, "a"), entry(2, "b")], ReadType::Normal);
-        assert_eq!(r.sends, BTreeMap::from([(1, vec![0])]));
+        assert_eq!(r.grouped(), BTreeMap::from([(1, vec![0])]));
         assert_eq!(r.held, vec![(1, HoldReason::NoPermits), (2, HoldReason::NoPermits)]);
         assert_eq!(d.next_read(5), ReadPlan::Idle);
         d.add_permits(1, 5);

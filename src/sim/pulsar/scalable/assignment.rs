@@ -121,52 +121,55 @@ pub fn compute_assignment(
     if names.is_empty() {
         return assignment;
     }
-    let mut segments: Vec<&SegmentInfo> = layout
-        .all_segments()
-        .filter(|s| match era {
+    // One pass over the DAG decides assignability and collects what the gap report needs, so
+    // the deal below does no further lookups.
+    let mut candidates: Vec<(HashRange, u64, bool)> = Vec::new();
+    for s in layout.all_segments() {
+        let keep = match era {
             AssignmentEra::Pre25642 => s.is_active(),
             AssignmentEra::Pr25642 => is_assignable(s, layout, drain),
             AssignmentEra::RetireDrainedSealed => {
                 is_assignable(s, layout, drain) && (s.is_active() || !drain.drained.contains(&s.segment_id))
             }
-        })
-        .collect();
-    segments.sort_by_key(|s| (s.hash_range, s.segment_id));
-    assignment.by_consumer = names.iter().map(|n| ((*n).clone(), Vec::new())).collect();
-    for (i, s) in segments.iter().enumerate() {
-        let slot = i % names.len();
-        assignment.by_consumer[slot].1.push(AssignedSegment {
-            segment_id: s.segment_id,
-            hash_range: s.hash_range,
-            segment_topic: topic.map(|t| t.segment_topic(s.hash_range, s.segment_id)),
-        });
-    }
-    assignment.gaps = find_gaps(layout, drain, &assignment);
-    assignment
-}
-
-fn find_gaps(layout: &SegmentLayout, drain: &DrainState, assignment: &Assignment) -> Vec<UpstreamGap> {
-    let mut gaps = Vec::new();
-    let is_drained_sealed = |id: u64| layout.segment(id).is_some_and(|s| !s.is_active()) && drain.drained.contains(&id);
-    for (consumer, segments) in &assignment.by_consumer {
-        for a in segments {
-            let Some(s) = layout.segment(a.segment_id) else { continue };
-            if drain.checker_installed && !s.is_active() {
-                for &p in &s.parent_ids {
-                    if layout.segment(p).is_some() && !drain.drained.contains(&p) {
-                        gaps.push(UpstreamGap::SealedChildBeforeParentDrained { segment: s.segment_id, undrained_parent: p });
-                    }
+        };
+        if !keep {
+            continue;
+        }
+        let drained_sealed = !s.is_active() && drain.drained.contains(&s.segment_id);
+        if drain.checker_installed && !s.is_active() {
+            for &p in &s.parent_ids {
+                if layout.segment(p).is_some() && !drain.drained.contains(&p) {
+                    assignment
+                        .gaps
+                        .push(UpstreamGap::SealedChildBeforeParentDrained { segment: s.segment_id, undrained_parent: p });
                 }
             }
-            if is_drained_sealed(a.segment_id) {
-                gaps.push(UpstreamGap::DrainedSegmentAssigned { segment: a.segment_id, consumer: consumer.clone() });
-            }
         }
-        if !segments.is_empty() && segments.iter().all(|a| is_drained_sealed(a.segment_id)) {
-            gaps.push(UpstreamGap::ConsumerHasOnlyDrainedSegments { consumer: consumer.clone() });
-        }
+        candidates.push((s.hash_range, s.segment_id, drained_sealed));
     }
-    gaps
+    candidates.sort_unstable();
+    let mut slots: Vec<(Vec<AssignedSegment>, bool)> = names.iter().map(|_| (Vec::new(), true)).collect();
+    for (i, &(hash_range, segment_id, drained_sealed)) in candidates.iter().enumerate() {
+        let slot = &mut slots[i % names.len()];
+        slot.1 &= drained_sealed;
+        if drained_sealed {
+            assignment
+                .gaps
+                .push(UpstreamGap::DrainedSegmentAssigned { segment: segment_id, consumer: names[i % names.len()].clone() });
+        }
+        slot.0.push(AssignedSegment {
+            segment_id,
+            hash_range,
+            segment_topic: topic.map(|t| t.segment_topic(hash_range, segment_id)),
+        });
+    }
+    for (name, (segments, only_drained)) in names.iter().zip(slots) {
+        if only_drained && !segments.is_empty() {
+            assignment.gaps.push(UpstreamGap::ConsumerHasOnlyDrainedSegments { consumer: (*name).clone() });
+        }
+        assignment.by_consumer.push(((*name).clone(), segments));
+    }
+    assignment
 }
 
 #[cfg(test)]
