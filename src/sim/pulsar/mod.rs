@@ -6,7 +6,8 @@
 //! - `routing`, `message_id`: partitioned-topic producers (§3);
 //! - `subscription`: subscription types, subscribe compatibility, cumulative-ack rule (§1, §2.2);
 //! - `failover`: Exclusive/Failover active-consumer pick and switch (§1.1, §1.2);
-//! - `shared_dispatch`, `replay`: Shared round robin, permits, unacked limits, replay set (§1.3);
+//! - `shared_dispatch`, `shared_subscription`, `replay`: Shared round robin, permits, unacked
+//!   limits, pending acks, replay set (§1.3);
 //! - `key_shared`: Key_Shared selectors, PIP-379 draining, dispatch loop (§1.4);
 //! - `cursor`: mark-delete, individual acks, backlog, nacks, ack timeout, DLQ (§2);
 //! - `scalable`: scalable topics: segment DAG, assignment, drain poller, sessions (§4);
@@ -22,4 +23,5 @@ pub mod replay;
 pub mod routing;
 pub mod scalable;
 pub mod shared_dispatch;
+pub mod shared_subscription;
 pub mod subscription;

@@ -242,7 +242,8 @@ pub fn dispatch_round(
     let mut next = 0;
     while next < entries.len() && !subscription_unacked.blocked {
         let Some(index) = list.next_consumer() else { break };
-        let remaining: u32 = entries[next..].iter().map(|e| e.messages.max(1)).sum();
+        // A read never asks for more than the subscription's room under its unacked limit.
+        let remaining: u32 = entries[next..].iter().map(|e| e.messages.max(1)).sum::<u32>().min(subscription_unacked.room());
         let consumer = &mut list.consumers[index];
         let take = (entries_for_pick(remaining, consumer, limits.max_round_robin_batch, avg) as usize).min(entries.len() - next);
         let batch = &entries[next..next + take];
