@@ -11,6 +11,8 @@ pub mod coordinator;
 pub mod hash_range;
 pub mod layout;
 pub mod producer;
+#[cfg(test)]
+mod scenarios;
 pub mod topic_name;
 
 pub use assignment::{compute_assignment, is_assignable, AssignedSegment, Assignment, AssignmentEra, DrainState, UpstreamGap};
