@@ -176,6 +176,24 @@ pub fn check_cumulative_ack(subscription_type: SubscriptionType) -> Result<(), C
     }
 }
 
+/// What a negative ack or ack timeout asks the broker to redeliver (spec §2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedeliveryScope {
+    /// Exclusive and Failover: `redeliverUnacknowledgedMessages()`, a cursor rewind, so every
+    /// unacked message of the consumer comes again, in order.
+    AllUnacked,
+    /// Shared and Key_Shared: only the nacked or timed-out message ids; they may go to any consumer.
+    OnlyThoseMessages,
+}
+
+pub fn redelivery_scope(subscription_type: SubscriptionType) -> RedeliveryScope {
+    if subscription_type.is_single_active() {
+        RedeliveryScope::AllUnacked
+    } else {
+        RedeliveryScope::OnlyThoseMessages
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +237,7 @@ mod tests {
     fn cumulative_ack_only_on_single_active_types() {
         assert!(check_cumulative_ack(SubscriptionType::Failover).is_ok());
         assert!(check_cumulative_ack(SubscriptionType::KeyShared).is_err());
+        assert_eq!(redelivery_scope(SubscriptionType::Exclusive), RedeliveryScope::AllUnacked);
+        assert_eq!(redelivery_scope(SubscriptionType::Shared), RedeliveryScope::OnlyThoseMessages);
     }
 }
