@@ -29,13 +29,15 @@ fn ring_of(consumers: u32, points: u32) -> ConsistentHashRing {
     ring
 }
 
-/// Lookups per ring size; prints ns per lookup next to log2(points) so the growth is visible.
+/// Lookups per ring size. A binary search costs one probe per halving, so ns per log2(points)
+/// should stay roughly flat (it creeps up once the ring outgrows the CPU caches); a linear scan
+/// of the largest ring is timed for contrast.
 pub fn bench_ring_lookup() {
     const LOOKUPS: usize = 2_000_000;
     let mut rng = SplitMix64::new(42);
     let hashes: Vec<u32> = (0..LOOKUPS).map(|_| 1 + (rng.next_u64() % 65_535) as u32).collect();
     println!("key_shared ring lookup ({LOOKUPS} random lookups per size, 100 points per consumer, best of 3):");
-    let mut base: Option<(f64, f64)> = None;
+    let mut largest = ConsistentHashRing::new(0);
     for consumers in [1u32, 4, 16, 64, 256, 655] {
         let ring = ring_of(consumers, 100);
         let points = ring.point_count() as f64;
@@ -52,14 +54,27 @@ pub fn bench_ring_lookup() {
         let flat_ns = best_of(3, || timed(false));
         let tree_ns = best_of(3, || timed(true));
         let log_n = points.log2().max(1.0);
-        let (b_ns, b_log) = *base.get_or_insert((flat_ns, log_n));
         println!(
-            "  {consumers:>4} consumers, {points:>6} points (log2 {log_n:>5.2}): sorted-array {flat_ns:>6.1} ns, \
-             BTreeMap {tree_ns:>6.1} ns; cost ratio {:.2} vs log ratio {:.2}",
-            flat_ns / b_ns,
-            log_n / b_log
+            "  {consumers:>4} consumers, {points:>6} points: sorted array {flat_ns:>6.1} ns ({:>4.2} ns per log2 n), \
+             BTreeMap {tree_ns:>6.1} ns ({:>5.2} ns per log2 n)",
+            flat_ns / log_n,
+            tree_ns / log_n
         );
+        largest = ring;
     }
+    // The upper ends of the largest ring's ranges, searched front to back.
+    let ring_points: Vec<u32> = largest.assignments().iter().map(|a| a.end).collect();
+    let scans = 20_000;
+    let linear_ns = best_of(3, || {
+        let start = Instant::now();
+        let mut acc = 0usize;
+        for &h in &hashes[..scans] {
+            acc = acc.wrapping_add(ring_points.iter().position(|&p| p >= h).unwrap_or(0));
+        }
+        black_box(acc);
+        start.elapsed().as_secs_f64() * 1e9 / scans as f64
+    });
+    println!("  linear scan of the largest ring ({} ranges): {linear_ns:>8.1} ns per lookup", ring_points.len());
 }
 
 /// 100 initial segments, 400 splits and 100 merges: 1,000 segments in the DAG.
