@@ -128,14 +128,16 @@ pub fn main(args: &[String]) -> ExitCode {
         "allocate" => bench_allocate(),
         "sql92" => bench_sql92(),
         "filters" => crate::bench_filters::bench_filter_manager(),
+        "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
         "all" => {
             bench_throughput(n);
             bench_allocate();
             bench_sql92();
             crate::bench_filters::bench_filter_manager();
+            crate::bench_pulsar::bench_pulsar(n as usize);
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, all)");
+            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, all)");
             return ExitCode::from(2);
         }
     }

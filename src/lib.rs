@@ -10,4 +10,5 @@ pub mod ui;
 
 pub mod bench;
 pub mod bench_filters;
+pub mod bench_pulsar;
 pub mod cli;

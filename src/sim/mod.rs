@@ -12,5 +12,6 @@ pub mod json_path;
 pub mod link;
 pub mod model;
 pub mod presets;
+pub mod pulsar;
 pub mod rocketmq;
 pub mod scenario;

@@ -32,6 +32,7 @@ fn normalise(kind: &str, v: &Value) -> Value {
                 }
             }
         }
+        pulsar_kind if pulsar_kind.starts_with("pulsar.") => super::pulsar::normalise(pulsar_kind, &mut v),
         _ => {}
     }
     v

@@ -6,6 +6,7 @@
 mod allocate;
 mod bloom;
 mod compare;
+mod pulsar;
 mod rocketmq;
 mod sql92;
 
@@ -22,6 +23,13 @@ pub const SUPPORTED_KINDS: &[&str] = &[
     "rocketmq.md5_hash",
     "rocketmq.sql92",
     "rocketmq.bloom",
+    "pulsar.hash",
+    "pulsar.routing",
+    "pulsar.failover",
+    "pulsar.shared_dispatch",
+    "pulsar.key_shared",
+    "pulsar.scalable",
+    "pulsar.cursor",
 ];
 
 /// Runs one case. `Err` means the kind is not supported by this build.
@@ -34,6 +42,7 @@ pub fn run_case(kind: &str, input: &Value) -> Result<Value, String> {
         "rocketmq.md5_hash" => Ok(rocketmq::md5_hash(input)),
         "rocketmq.sql92" => Ok(sql92::run(input)),
         "rocketmq.bloom" => Ok(bloom::run(input)),
+        pulsar_kind if pulsar_kind.starts_with("pulsar.") => pulsar::run(pulsar_kind, input),
         other => Err(format!("kind {other} is not supported yet")),
     }
 }
@@ -62,6 +71,7 @@ pub fn parse_vector_file(name: &str, text: &str) -> Result<VectorFile, String> {
             c.get("id").and_then(Value::as_str).ok_or_else(|| format!("{name}: $.cases[{i}].id: missing or not a string"))?;
         let input = c.get("input").cloned().unwrap_or(Value::Null);
         let expected = c.get("expected").cloned().unwrap_or(Value::Null);
+        let input = pulsar::name_requested_defaults(&kind, input, &expected);
         out.push((id.to_string(), input, expected));
     }
     Ok(VectorFile { file: name.to_string(), kind, cases: out })

@@ -1,0 +1,27 @@
+//! Apache Pulsar consumption, as pure state and functions (spec: `shared/specs/pulsar.md`).
+//!
+//! Each module owns one mechanism and holds plain `Clone` state that a Pulsar simulation world
+//! can own and drive with its logical clock and seeded RNG:
+//! - `hash`: Murmur3/JavaStringHash and the derived sticky-key and segment hashes (§0.2);
+//! - `routing`, `message_id`: partitioned-topic producers (§3);
+//! - `subscription`: subscription types, subscribe compatibility, cumulative-ack rule (§1, §2.2);
+//! - `failover`: Exclusive/Failover active-consumer pick and switch (§1.1, §1.2);
+//! - `shared_dispatch`, `shared_subscription`, `replay`: Shared round robin, permits, unacked
+//!   limits, pending acks, replay set (§1.3);
+//! - `key_shared`: Key_Shared selectors, PIP-379 draining, dispatch loop (§1.4);
+//! - `cursor`: mark-delete, individual acks, backlog, nacks, ack timeout, DLQ (§2);
+//! - `scalable`: scalable topics: segment DAG, assignment, drain poller, sessions (§4);
+//! - `defaults`: the upstream defaults all of the above use.
+
+pub mod cursor;
+pub mod defaults;
+pub mod failover;
+pub mod hash;
+pub mod key_shared;
+pub mod message_id;
+pub mod replay;
+pub mod routing;
+pub mod scalable;
+pub mod shared_dispatch;
+pub mod shared_subscription;
+pub mod subscription;
