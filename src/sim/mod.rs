@@ -15,3 +15,5 @@ pub mod presets;
 pub mod pulsar;
 pub mod rocketmq;
 pub mod scenario;
+pub mod story;
+pub mod tour;

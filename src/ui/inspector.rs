@@ -8,7 +8,7 @@ use leptos::wasm_bindgen::JsCast;
 use std::fmt::Write;
 
 use super::models;
-use super::state::{esc, Sim};
+use super::state::{esc, esc_ident, Sim};
 use crate::sim::model::log_line;
 
 #[component]
@@ -26,6 +26,7 @@ pub fn Inspector() -> impl IntoView {
             for t in view.topics.iter().filter(|t| !t.internal) {
                 for p in &t.partitions {
                     let key = esc(&format!("{}:{}", t.name, p.label));
+                    let key_text = esc_ident(&format!("{}:{}", t.name, p.label));
                     let names: Vec<&str> =
                         p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.name.as_str()).collect();
                     let groups: Vec<&str> =
@@ -39,7 +40,7 @@ pub fn Inspector() -> impl IntoView {
                     };
                     let _ = write!(
                         h,
-                        "<tr data-queue=\"{key}\" data-owner=\"{owner_s}\"{cls}><td>{key}</td><td>{text}</td>\
+                        "<tr data-queue=\"{key}\" data-owner=\"{owner_s}\"{cls}><td>{key_text}</td><td>{text}</td>\
                          <td class=\"muted\">{}</td></tr>",
                         esc(&groups.join(", "))
                     );
@@ -76,6 +77,61 @@ pub fn Inspector() -> impl IntoView {
         })
         .unwrap_or_default()
     };
+    let log_ref: NodeRef<leptos::html::Div> = NodeRef::new();
+    // The log follows the playhead: after every change it shows its newest rows, unless the
+    // reader has scrolled up to look at older ones.
+    let follow = StoredValue::new(true);
+    Effect::new(move |_| {
+        sim.ui_version.track();
+        kind.track();
+        let Some(el) = log_ref.get() else { return };
+        if follow.get_value() {
+            request_animation_frame(move || el.set_scroll_top(el.scroll_height()));
+        }
+    });
+    let on_log_scroll = move |_| {
+        if let Some(el) = log_ref.get_untracked() {
+            follow.set_value(el.scroll_top() + el.client_height() + 24 >= el.scroll_height());
+        }
+    };
+    // Arrow keys move between rows (focus), Enter shows the focused row's provenance.
+    let on_log_key = move |ev: leptos::ev::KeyboardEvent| {
+        let Some(el) = log_ref.get_untracked() else { return };
+        let rows = el.query_selector_all(".log-row").ok();
+        let Some(rows) = rows else { return };
+        let n = rows.length();
+        if n == 0 {
+            return;
+        }
+        let active = document().active_element();
+        let cur = (0..n).find(|&i| rows.item(i).zip(active.clone()).is_some_and(|(r, a)| r == web_sys::Node::from(a)));
+        let target = match ev.key().as_str() {
+            "ArrowDown" => Some(cur.map(|c| (c + 1).min(n - 1)).unwrap_or(n - 1)),
+            "ArrowUp" => Some(cur.map(|c| c.saturating_sub(1)).unwrap_or(n - 1)),
+            "Home" => Some(0),
+            "End" => Some(n - 1),
+            "Enter" | " " => {
+                if let Some(id) = cur
+                    .and_then(|c| rows.item(c))
+                    .and_then(|r| r.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|e| e.get_attribute("data-event-id"))
+                    .and_then(|v| v.parse::<u32>().ok())
+                {
+                    sim.selected.set(Some(id));
+                }
+                ev.prevent_default();
+                return;
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            ev.prevent_default();
+            if let Some(r) = rows.item(t).and_then(|r| r.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = r.focus();
+                follow.set_value(t + 1 == n);
+            }
+        }
+    };
     let on_log_click = move |ev: leptos::ev::MouseEvent| {
         let id = ev
             .target()
@@ -110,11 +166,21 @@ pub fn Inspector() -> impl IntoView {
         <section>
             <div class="log-head">
                 <h2>"Event log"</h2>
-                <select data-testid="log-filter" title="Filter by kind" on:change=move |ev| kind.set(event_target_value(&ev))>
+                <select data-testid="log-filter" aria-label="Show events of kind" on:change=move |ev| kind.set(event_target_value(&ev))>
                     {move || kinds().into_iter().map(|k| view! { <option value=k>{k}</option> }).collect_view()}
                 </select>
             </div>
-            <div class="log" data-testid="event-log" on:click=on_log_click title="Click a row to see its provenance">
+            <div
+                class="log"
+                data-testid="event-log"
+                node_ref=log_ref
+                role="list"
+                tabindex="0"
+                aria-label="Event log, newest last. Arrow keys move between rows; Enter shows a row's provenance."
+                on:click=on_log_click
+                on:keydown=on_log_key
+                on:scroll=on_log_scroll
+            >
                 <For each=log_ids key=|id| *id let:id>
                     <LogRow id=id />
                 </For>
@@ -132,7 +198,14 @@ fn LogRow(id: u32) -> impl IntoView {
     let line = sim.peek(|m| (id as usize) < m.log_len()).unwrap_or(false);
     let line = if line { sim.peek(|m| log_line(m, id as usize)).unwrap_or_default() } else { String::new() };
     view! {
-        <div class="log-row" data-event-id=id.to_string() class:selected=move || sim.selected.get() == Some(id)>
+        <div
+            class="log-row"
+            role="listitem"
+            tabindex="-1"
+            data-event-id=id.to_string()
+            class:selected=move || sim.selected.get() == Some(id)
+            aria-current=move || (sim.selected.get() == Some(id)).then_some("true")
+        >
             {line}
         </div>
     }
@@ -165,13 +238,32 @@ pub fn Provenance() -> impl IntoView {
                 Some(msg) => m.provenance(msg).into_iter().map(|e| (e as u32, log_line(m, e))).collect(),
                 None => Vec::new(),
             };
-            Some((id, chain, msg, msg_rows))
+            // What the message carried: its tag, keys and properties, as the filters saw them.
+            let props = msg.and_then(|x| m.message(x)).map(|v| {
+                let mut parts: Vec<String> = vec![format!("{} {}", v.topic, v.body)];
+                parts.extend(v.properties.iter().map(|(k, val)| format!("{k}={val}")));
+                parts.join(" · ")
+            });
+            Some((id, chain, msg, msg_rows, props))
         })
         .flatten()
     };
     let row = move |(eid, line): (u32, String)| {
+        let label = format!("event {line}: show its provenance");
         view! {
-            <li data-event-id=eid.to_string() class:selected=move || sim.selected.get() == Some(eid)>
+            <li
+                data-event-id=eid.to_string()
+                tabindex="0"
+                role="button"
+                aria-label=label
+                class:selected=move || sim.selected.get() == Some(eid)
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    if ev.key() == "Enter" || ev.key() == " " {
+                        ev.prevent_default();
+                        sim.selected.set(Some(eid));
+                    }
+                }
+            >
                 <code>{line}</code>
             </li>
         }
@@ -192,14 +284,14 @@ pub fn Provenance() -> impl IntoView {
             <div class="log-head">
                 <h2>"Provenance"</h2>
                 <Show when=move || sim.selected.get().is_some()>
-                    <button class="small-btn" title="Clear the selection" on:click=move |_| sim.selected.set(None)>
+                    <button class="small-btn" aria-label="Clear the selection" on:click=move |_| sim.selected.set(None)>
                         "×"
                     </button>
                 </Show>
             </div>
             {move || match body() {
                 None => view! { <p class="muted small">"Click an event-log row or a message cell on the canvas."</p> }.into_any(),
-                Some((id, chain, msg, msg_rows)) => {
+                Some((id, chain, msg, msg_rows, props)) => {
                     view! {
                         <h3>{format!("Cause chain of #{id} (newest first)")}</h3>
                         <ol class="chain" data-testid="cause-chain">{chain.into_iter().map(row).collect_view()}</ol>
@@ -207,6 +299,7 @@ pub fn Provenance() -> impl IntoView {
                             .map(|m| {
                                 view! {
                                     <h3>{format!("Every event of message m{m}")}</h3>
+                                    <p class="props" data-testid="message-properties">{props.clone()}</p>
                                     <ol class="chain" data-testid="message-events" data-msg=m.to_string()>
                                         {msg_rows.into_iter().map(row).collect_view()}
                                     </ol>

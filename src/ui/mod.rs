@@ -3,13 +3,18 @@
 //! panels live in `ui/<model>/` and are found through `models`. Nothing here re-implements broker
 //! logic.
 
+mod announce;
 mod app;
 mod canvas;
+mod controls;
+mod frame;
 mod inspector;
+mod legend;
 mod models;
 mod plots;
 pub mod rocketmq;
 mod state;
+mod tour;
 mod track;
 
 pub use app::App;

@@ -45,6 +45,14 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     }
 }
 
+/// Something the model adds to the stage under the canvas (a plot that is the point of a preset).
+pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
+    match kind {
+        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
+        None => ().into_any(),
+    }
+}
+
 /// The event-log categories for the filter select (`"all"` first).
 pub fn log_kinds(kind: Option<BrokerKind>) -> Vec<&'static str> {
     match kind {

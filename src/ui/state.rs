@@ -12,7 +12,9 @@ use serde_json::Value;
 use crate::sim::engine::Millis;
 use crate::sim::history::History;
 use crate::sim::json_path::PathError;
-use crate::sim::model::{self, BrokerKind, Simulation};
+use crate::sim::model::{self, BrokerKind, Simulation, View};
+use crate::sim::story::Story;
+use crate::sim::tour::{self, Pinned, Tour};
 
 pub use crate::sim::presets::PRESETS;
 
@@ -24,6 +26,15 @@ fn errors_text(errs: &[PathError]) -> String {
 pub fn load_preset(i: usize) -> Result<Box<dyn Simulation>, String> {
     let p = PRESETS.get(i).ok_or_else(|| format!("no preset #{i}"))?;
     model::parse(p.text).map_err(|errs| errors_text(&errs))
+}
+
+/// A guided tour being played: its steps pinned to events of this run, and the step shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TourRun {
+    pub tour: Tour,
+    pub pinned: Vec<Pinned>,
+    /// The step whose caption is shown (`None` before the first).
+    pub step: Option<usize>,
 }
 
 /// Everything the components share. `Copy`, so closures can capture it freely.
@@ -49,6 +60,17 @@ pub struct Sim {
     pub selected: RwSignal<Option<u32>>,
     /// Checkpoints and entered commands, for stepping back and scrubbing.
     pub history: StoredValue<Option<History>, LocalStorage>,
+    /// The run's key moments, computed ahead on a clone (chapter marks, pacing).
+    pub story: StoredValue<Option<Story>, LocalStorage>,
+    /// Bumped when the story is recomputed (the marks re-render).
+    pub story_version: RwSignal<u64>,
+    /// Slow down around key moments and skip idle stretches while playing.
+    pub pacing: RwSignal<bool>,
+    pub tour: RwSignal<Option<TourRun>>,
+    /// The text of the `aria-live` region.
+    pub announce: RwSignal<String>,
+    /// The view last announced (changes are said relative to it).
+    pub announced: StoredValue<Option<View>, LocalStorage>,
 }
 
 impl Default for Sim {
@@ -79,7 +101,80 @@ impl Sim {
             show_help: RwSignal::new(false),
             epoch: StoredValue::new(0),
             selected: RwSignal::new(None),
+            story: StoredValue::new_local(None),
+            story_version: RwSignal::new(0),
+            pacing: RwSignal::new(true),
+            tour: RwSignal::new(None),
+            announce: RwSignal::new(String::new()),
+            announced: StoredValue::new_local(None),
         }
+    }
+
+    /// Recomputes the story from the model as it is now (past and determined future).
+    pub fn refresh_story(&self) {
+        let story = self.peek(Story::compute);
+        self.story.set_value(story);
+        self.story_version.update(|v| *v += 1);
+    }
+
+    /// The preset file loaded, if a preset is.
+    pub fn preset_file(&self) -> Option<&'static str> {
+        PRESETS.get(self.preset.get_untracked()).map(|p| p.file)
+    }
+
+    /// Runs forward to the next key moment and pauses there.
+    pub fn next_moment(&self) {
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        let next = self.story.with_value(|s| s.as_ref().and_then(|s| s.next_mark(now)).map(|m| m.at));
+        if let Some(at) = next {
+            self.playing.set(false);
+            self.mutate(|m| m.run_until(at));
+        }
+    }
+
+    /// Starts the preset's tour from the beginning (reloading the preset).
+    pub fn start_tour(&self) {
+        let Some(file) = self.preset_file() else { return };
+        let Some(tour) = tour::for_preset(file) else { return };
+        self.load(self.preset.get_untracked());
+        // Pin the steps on a run to the end: the future is determined by the scenario.
+        let pinned = self.peek(|m| {
+            let mut ahead = m.clone_box();
+            let until = ahead.until();
+            ahead.run_until(until);
+            tour.pin(&*ahead)
+        });
+        match pinned {
+            Some(Ok(pinned)) => {
+                self.tour.set(Some(TourRun { tour, pinned, step: None }));
+                self.tour_step(0);
+            }
+            Some(Err(e)) => self.load_error.set(Some(e)),
+            None => {}
+        }
+    }
+
+    /// Shows step `k` of the running tour: the model is moved to its event and paused.
+    pub fn tour_step(&self, k: usize) {
+        let Some(run) = self.tour.get_untracked() else { return };
+        let Some(p) = run.pinned.get(k) else { return };
+        let at = p.at;
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        self.playing.set(false);
+        if at >= now {
+            self.mutate(|m| m.run_until(at));
+        } else {
+            self.seek(at);
+        }
+        self.tour.update(|t| {
+            if let Some(t) = t {
+                t.step = Some(k);
+            }
+        });
+    }
+
+    pub fn end_tour(&self) {
+        self.tour.set(None);
     }
 
     fn loaded(&self, r: Result<Box<dyn Simulation>, String>) {
@@ -99,12 +194,18 @@ impl Sim {
         }
         self.epoch.update_value(|e| *e += 1);
         self.selected.set(None);
+        self.tour.set(None);
+        self.announced.set_value(None);
+        super::canvas::reset();
+        self.refresh_story();
         self.bump();
     }
 
     /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
     pub fn load_bench(&self) {
         self.loaded(model::parse(&bench_scenario()).map_err(|errs| errors_text(&errs)));
+        // The benchmark measures frames, not pacing.
+        self.pacing.set(false);
     }
 
     pub fn bump(&self) {
@@ -165,6 +266,8 @@ impl Sim {
     /// tracker start over from the rebuilt state.
     fn rewind(&self, f: impl FnOnce(&mut History, &mut Box<dyn Simulation>)) {
         self.playing.set(false);
+        let commands = || self.history.with_value(|h| h.as_ref().map(|h| h.commands().len()).unwrap_or(0));
+        let before = commands();
         self.model.update_value(|m| {
             if let Some(m) = m {
                 self.history.update_value(|h| {
@@ -176,6 +279,10 @@ impl Sim {
         });
         self.epoch.update_value(|e| *e += 1);
         self.selected.set(None);
+        // Only an abandoned edit changes the future.
+        if commands() != before {
+            self.refresh_story();
+        }
         self.bump();
     }
 
@@ -245,6 +352,9 @@ impl Sim {
                 });
             }
         });
+        if result.is_ok() {
+            self.refresh_story();
+        }
         self.bump();
         result.map_err(|errs| errors_text(&errs))
     }
@@ -302,6 +412,25 @@ pub fn esc(s: &str) -> String {
             '\'' => out.push_str("&#39;"),
             c => out.push(c),
         }
+    }
+    out
+}
+
+/// Escapes an identifier for HTML and lets it wrap where a reader would split it: after `%`,
+/// `-`, `_`, `.`, `:`, `@`, and between a lower-case letter and an upper-case one
+/// (`%RETRY%<wbr>test<wbr>Group<wbr>Consumer`), never in the middle of a word.
+pub fn esc_ident(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) {
+            out.push_str("<wbr>");
+        }
+        out.push_str(&esc(&c.to_string()));
+        if matches!(c, '%' | '-' | '_' | '.' | ':' | '@') {
+            out.push_str("<wbr>");
+        }
+        prev = Some(c);
     }
     out
 }

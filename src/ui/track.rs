@@ -35,6 +35,8 @@ pub enum DotKind {
 #[derive(Clone, Copy, Debug)]
 pub struct Dot {
     pub kind: DotKind,
+    /// Colour key of the message's tag or key.
+    pub key: u32,
     pub partition: PartitionId,
     /// Offset in the partition (for `Stored`: where the cell lands).
     pub offset: u64,
@@ -45,6 +47,19 @@ pub struct Dot {
     /// Animation-clock time at which the flight starts.
     pub born: f64,
 }
+
+/// A heartbeat on its way from a consumer to a broker.
+#[derive(Clone, Copy, Debug)]
+pub struct Pulse {
+    pub consumer: u32,
+    pub broker: u32,
+    /// It overwrote broker-side state (drawn as a filled diamond, not a ring).
+    pub overwrite: bool,
+    pub born: f64,
+}
+
+/// Pulses alive at once.
+const MAX_PULSES: usize = 400;
 
 #[derive(Default)]
 pub struct Tracker {
@@ -72,6 +87,7 @@ pub struct Tracker {
     /// Simulated times of assignment changes.
     pub rebalances: Vec<Millis>,
     pub dots: Vec<Dot>,
+    pub pulses: Vec<Pulse>,
     /// Bumped whenever the series change (the plots redraw only then).
     pub series_version: u64,
 }
@@ -204,10 +220,11 @@ impl Tracker {
             let born = anim
                 .filter(|_| i >= spawn_from)
                 .map(|(clock, speed)| clock - ((now.saturating_sub(at)) as f64 / speed.max(1e-6)).min(DOT_MS * 0.4));
-            let mut dot = |kind, partition, offset, consumer: Option<u32>, producer: Option<u32>| {
+            let mut dot = |kind, key, partition, offset, consumer: Option<u32>, producer: Option<u32>| {
                 if let Some(born) = born {
                     self.dots.push(Dot {
                         kind,
+                        key,
                         partition,
                         offset,
                         consumer: consumer.unwrap_or(u32::MAX),
@@ -217,25 +234,25 @@ impl Tracker {
                 }
             };
             match fact {
-                Trace::Stored { partition, offset, producer, .. } => {
-                    dot(DotKind::Stored, partition, offset, None, producer);
+                Trace::Stored { key, partition, offset, producer, .. } => {
+                    dot(DotKind::Stored, key, partition, offset, None, producer);
                     if let Some(q) = self.series(sim, partition) {
                         self.log_end[q] = self.log_end[q].max(offset + 1);
                         self.backlog[q][b] = self.current_backlog(q);
                     }
                 }
-                Trace::Delivered { partition, consumer, .. } => {
-                    dot(DotKind::Delivered, partition, 0, Some(consumer), None);
+                Trace::Delivered { key, partition, consumer, .. } => {
+                    dot(DotKind::Delivered, key, partition, 0, Some(consumer), None);
                     if let Some(c) = self.consumer_series(sim, consumer) {
                         self.consumed[c][b] = self.consumed[c][b].saturating_add(1);
                     }
                 }
-                Trace::Dropped { partition, consumer, kind, .. } => {
+                Trace::Dropped { key, partition, consumer, kind, .. } => {
                     let k = match kind {
                         DropKind::ClientFilter => DotKind::ClientFiltered,
                         DropKind::BrokerFilter | DropKind::Other => DotKind::BrokerFiltered,
                     };
-                    dot(k, partition, 0, consumer, None);
+                    dot(k, key, partition, 0, consumer, None);
                 }
                 Trace::Committed { partition, group, offset } => {
                     if let Some(q) = self.series(sim, partition) {
@@ -248,7 +265,17 @@ impl Tracker {
                         self.rebalances.push(at);
                     }
                 }
-                Trace::Heartbeat { .. } | Trace::Overwritten { .. } => {}
+                Trace::Heartbeat { consumer, broker } => {
+                    if let Some(born) = born {
+                        self.pulses.push(Pulse { consumer, broker, overwrite: false, born });
+                    }
+                }
+                Trace::Overwritten { broker, consumer } => {
+                    if let (Some(born), Some(consumer)) = (born, consumer) {
+                        self.pulses.push(Pulse { consumer, broker, overwrite: true, born });
+                    }
+                }
+                Trace::Lifecycle { .. } => {}
             }
         }
         self.processed = len;
@@ -262,6 +289,11 @@ impl Tracker {
         }
         if let Some((clock, _)) = anim {
             self.dots.retain(|d| clock - d.born < DOT_MS);
+            self.pulses.retain(|p| clock - p.born < DOT_MS);
+        }
+        if self.pulses.len() > MAX_PULSES {
+            let extra = self.pulses.len() - MAX_PULSES;
+            self.pulses.drain(..extra);
         }
         if self.dots.len() > MAX_DOTS {
             let extra = self.dots.len() - MAX_DOTS;

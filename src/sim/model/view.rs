@@ -11,6 +11,8 @@ use crate::sim::engine::Millis;
 
 /// A message's number within its model (retry or DLQ copies have numbers of their own).
 pub type MsgId = u32;
+/// The colour key of a message without a tag or key.
+pub const NO_KEY: u32 = u32::MAX;
 /// Index of a consumer in `View::consumers`.
 pub type ConsumerIx = u32;
 /// `PartitionView::id`.
@@ -18,6 +20,8 @@ pub type PartitionId = u32;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct View {
+    /// Colour keys: `labels[k]` is the tag or key that colour key `k` stands for.
+    pub labels: Vec<String>,
     pub brokers: Vec<BrokerView>,
     pub topics: Vec<TopicView>,
     pub producers: Vec<ProducerView>,
@@ -165,7 +169,12 @@ pub struct Cell {
     pub msg: MsgId,
     /// Tag or key: the only thing colour encodes.
     pub label: Option<Arc<str>>,
+    /// Its colour key (index into `View::labels`; `NO_KEY` without a tag or key).
+    pub key: u32,
     pub fate: Fate,
+    /// A short qualifier of the fate, e.g. the SQL92 verdict that skipped it (`FALSE`, `NULL`,
+    /// `EVAL_ERROR`, `BLOOM_MISS`).
+    pub note: Option<&'static str>,
 }
 
 /// Everything known about one message, for hover and provenance.
@@ -201,6 +210,7 @@ pub enum Trace {
     /// A message was appended to a partition (producer → partition).
     Stored {
         msg: MsgId,
+        key: u32,
         partition: PartitionId,
         offset: u64,
         producer: Option<u32>,
@@ -208,11 +218,13 @@ pub enum Trace {
     /// Handed to the application (partition → consumer).
     Delivered {
         msg: MsgId,
+        key: u32,
         partition: PartitionId,
         consumer: ConsumerIx,
     },
     Dropped {
         msg: MsgId,
+        key: u32,
         partition: PartitionId,
         consumer: Option<ConsumerIx>,
         kind: DropKind,
@@ -237,4 +249,43 @@ pub enum Trace {
         broker: u32,
         consumer: Option<ConsumerIx>,
     },
+    /// A consumer started, stopped, crashed or failed to start.
+    Lifecycle { consumer: ConsumerIx, state: ConsumerState },
+}
+
+/// The kinds of moment a viewer should not miss: the scrubber's chapter marks, the pacing's
+/// slow-downs and the "next key moment" control are built from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MomentKind {
+    Send,
+    Overwrite,
+    Rebalance,
+    Stop,
+    Loss,
+}
+
+impl MomentKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            MomentKind::Send => "sends",
+            MomentKind::Overwrite => "table overwritten",
+            MomentKind::Rebalance => "rebalance",
+            MomentKind::Stop => "consumer stopped",
+            MomentKind::Loss => "messages lost",
+        }
+    }
+}
+
+impl Trace {
+    /// The kind of key moment this fact marks, if any.
+    pub fn moment(&self) -> Option<MomentKind> {
+        match self {
+            Trace::Stored { .. } => Some(MomentKind::Send),
+            Trace::Overwritten { .. } => Some(MomentKind::Overwrite),
+            Trace::Reassigned { .. } => Some(MomentKind::Rebalance),
+            Trace::Lifecycle { state, .. } if *state != ConsumerState::Running => Some(MomentKind::Stop),
+            Trace::Dropped { .. } => Some(MomentKind::Loss),
+            _ => None,
+        }
+    }
 }

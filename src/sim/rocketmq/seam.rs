@@ -267,24 +267,28 @@ impl World {
                 }
             })
             .collect();
-        View { brokers, topics: self.topic_views(), producers, groups, consumers }
+        let labels = self.tag_keys.iter().map(|t| t.to_string()).collect();
+        View { labels, brokers, topics: self.topic_views(), producers, groups, consumers }
     }
 
     fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>) -> Option<Trace> {
         let cix = |client: &str| consumers.get(client).copied();
         let pid = |m: MsgId| self.messages.get(m as usize).map(|x| x.pid).unwrap_or(u32::MAX);
+        let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key).unwrap_or(crate::sim::model::NO_KEY);
         Some(match kind {
             Event::MessageStored { msg, offset, .. } => {
                 let m = self.messages.get(*msg as usize)?;
                 let producer = self.producers.iter().position(|p| p.id == m.producer).map(|p| p as u32);
-                Trace::Stored { msg: *msg, partition: m.pid, offset: *offset, producer }
+                Trace::Stored { msg: *msg, key: m.key, partition: m.pid, offset: *offset, producer }
             }
-            Event::Consumed { msg, client, .. } => Trace::Delivered { msg: *msg, partition: pid(*msg), consumer: cix(client)? },
+            Event::Consumed { msg, client, .. } => {
+                Trace::Delivered { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client)? }
+            }
             Event::BrokerFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: cix(client), kind: DropKind::BrokerFilter }
+                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::BrokerFilter }
             }
             Event::ClientFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: cix(client), kind: DropKind::ClientFilter }
+                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::ClientFilter }
             }
             Event::OffsetCommitted { broker, group, mq, offset } => {
                 let g = self.scenario.groups.iter().position(|x| *x.name == **group)? as u32;
@@ -295,9 +299,24 @@ impl World {
             {
                 Trace::Reassigned { consumer: cix(client)? }
             }
+            Event::ConsumerStarted { client, .. } => Trace::Lifecycle { consumer: cix(client)?, state: ConsumerState::Running },
+            Event::ConsumerStopped { client, graceful } => Trace::Lifecycle {
+                consumer: cix(client)?,
+                state: if *graceful { ConsumerState::Stopped } else { ConsumerState::Crashed },
+            },
+            Event::StartFailed { client, .. } => Trace::Lifecycle { consumer: cix(client)?, state: ConsumerState::StartFailed },
             Event::HeartbeatApplied { broker, client, changes, .. } => {
                 let b = self.brokers.iter().position(|x| x.name == *broker)? as u32;
-                if changes.iter().any(|c| c.contains("overwritten by")) {
+                // Retry topics are overwritten by every member's bump: not a moment worth showing.
+                // An overwrite with the same expression changes nothing for anyone: just a heartbeat.
+                let user_topic = |c: &String| c.split(' ').next().is_some_and(|t| !is_system_topic(t));
+                let changes_expression = |c: &String| {
+                    c.split_once(" overwritten by ").is_some_and(|(old, new)| {
+                        let expr = |s: &str| s.rsplit_once('@').map(|(e, _)| e.trim().to_string());
+                        expr(old.split_once(' ').map(|x| x.1).unwrap_or(old)) != expr(new)
+                    })
+                };
+                if changes.iter().any(|c| user_topic(c) && changes_expression(c)) {
                     Trace::Overwritten { broker: b, consumer: cix(client) }
                 } else {
                     Trace::Heartbeat { consumer: cix(client)?, broker: b }
@@ -391,7 +410,9 @@ impl Simulation for World {
             .filter_map(|o| {
                 let e = cq.entries.get(o as usize)?;
                 let m = self.messages.get(e.msg as usize)?;
-                Some(Cell { offset: o, msg: e.msg, label: m.tag.clone(), fate: self.fates[m.root() as usize] })
+                let root = m.root();
+                let note = self.skip_notes.get(&root).copied();
+                Some(Cell { offset: o, msg: e.msg, label: m.tag.clone(), key: m.key, fate: self.fates[root as usize], note })
             })
             .collect()
     }
@@ -472,6 +493,7 @@ mod tests {
                 assert!((consumer as usize) < view.consumers.len(), "{t:?}")
             }
             Trace::Overwritten { broker, .. } => assert!((broker as usize) < view.brokers.len()),
+            Trace::Lifecycle { consumer, .. } => assert!((consumer as usize) < view.consumers.len()),
         });
         assert!(stored > 20);
         // Cells carry fates: ConsumerB consumed six TagB messages; TagB #2, 3, 6, 7 were skipped.

@@ -10,6 +10,8 @@ pub struct Message {
     pub id: MsgId,
     pub topic: Name,
     pub tag: Option<Name>,
+    /// The tag's colour key (`sim::model::NO_KEY` without a tag).
+    pub key: u32,
     /// `tags.hashCode()` sign-extended; 0 without tags.
     pub tags_code: i64,
     pub keys: Option<String>,

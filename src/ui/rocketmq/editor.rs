@@ -8,6 +8,8 @@ use leptos::prelude::*;
 use crate::sim::rocketmq::filterapi;
 use crate::sim::rocketmq::scenario::{action_value, Action, AllocationSpec, SendSpec, SubscriptionSpec};
 use crate::sim::rocketmq::sql92::{self, Sql92Version};
+use crate::sim::engine::Millis;
+use crate::sim::rocketmq::events::Event;
 use crate::sim::rocketmq::world::{is_system_topic, World};
 use crate::ui::state::{esc, Sim};
 
@@ -16,6 +18,95 @@ use crate::ui::state::{esc, Sim};
 fn enter(sim: Sim, a: Action) {
     if let Err(e) = sim.command(action_value(&a)) {
         leptos::logging::warn!("edit refused: {e}");
+    }
+}
+
+/// An edit whose effect comes later: the editor says when, and then that it happened.
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    Strategy { group: String, name: String, at: Millis },
+    Subscription { client: String, topic: String, expression: String, at: Millis },
+    Queues { topic: String, queues: u32, at: Millis },
+    Lifecycle { client: String, what: &'static str, at: Millis },
+}
+
+/// When each consumer last ran a rebalance (log scanned backwards to `since`).
+fn last_rebalance(w: &World, client: &str) -> Option<Millis> {
+    w.log.entries().iter().rev().find_map(|e| match &e.kind {
+        Event::RebalanceRun { client: c } if &**c == client => Some(e.at),
+        _ => None,
+    })
+}
+
+fn secs(ms: Millis) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// What the editor says about a pending edit, now.
+fn pending_text(w: &World, p: &Pending) -> String {
+    let now = w.now;
+    match p {
+        Pending::Strategy { group, name, at } => {
+            let members: Vec<&str> = w.consumers.iter().filter(|c| c.running && *c.group == **group).map(|c| &*c.client_id).collect();
+            let waiting: Vec<(&str, Millis)> = members
+                .iter()
+                .filter_map(|&c| {
+                    let last = last_rebalance(w, c).unwrap_or(0);
+                    (last <= *at).then_some((c, last + crate::sim::rocketmq::world::REBALANCE_INTERVAL))
+                })
+                .collect();
+            match waiting.iter().map(|x| x.1).min() {
+                None => format!("{name} applied: every member of {group} has rebalanced with it since {}.", secs(*at)),
+                Some(next) => format!(
+                    "{name} applies at each member's next rebalance; the next is in about {} ({} of {} members still use the old strategy).",
+                    secs(next.saturating_sub(now)),
+                    waiting.len(),
+                    members.len()
+                ),
+            }
+        }
+        Pending::Subscription { client, topic, expression, at } => {
+            let table = w.brokers.iter().find_map(|b| {
+                let g = w.consumers.iter().find(|c| *c.client_id == **client)?.group.clone();
+                b.groups.get(&*g)?.subscription_table.get(topic).map(|sd| (sd.sub_string.clone(), sd.sub_version))
+            });
+            match table {
+                Some((e, v)) if e == *expression && v >= *at => {
+                    format!("{client}'s heartbeat reached the broker: the group's table entry for {topic} is now {expression:?} (subVersion {v}).")
+                }
+                Some((e, _)) => format!(
+                    "{client} uses {expression:?} now and heartbeats it; the broker still applies {e:?} for the group until a newer heartbeat wins."
+                ),
+                None => format!("{client} uses {expression:?} now; the broker learns it with the next heartbeat."),
+            }
+        }
+        Pending::Queues { topic, queues, at } => {
+            let behind: Vec<Millis> = w
+                .consumers
+                .iter()
+                .filter(|c| c.running && c.subs.contains_key(topic))
+                .filter(|c| c.routes.get(topic).is_none_or(|r| r.len() as u32 != *queues))
+                .map(|c| {
+                    let period = crate::sim::rocketmq::world::ROUTE_REFRESH_INTERVAL;
+                    let since = now.saturating_sub(c.started_at);
+                    c.started_at + since.div_ceil(period).max(1) * period
+                })
+                .collect();
+            match behind.iter().min() {
+                None => format!("{topic} has {queues} queues, and every consumer's route shows them (since {}).", secs(*at)),
+                Some(next) => format!(
+                    "{topic} has {queues} queues on the broker; consumers see them at their next route refresh, the next in about {}.",
+                    secs(next.saturating_sub(now))
+                ),
+            }
+        }
+        Pending::Lifecycle { client, what, .. } => match *what {
+            "crash" => format!(
+                "{client} crashed: the broker forgets it only after 120 s without heartbeats, and its queues are not consumed until then."
+            ),
+            "stop" => format!("{client} unregistered: the broker notifies the group and the others rebalance at once."),
+            _ => format!("{client} started: it heartbeats and rebalances now."),
+        },
     }
 }
 
@@ -88,6 +179,8 @@ fn caret_html(text: &str, pos: usize) -> String {
 #[component]
 fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView {
     let sim = expect_context::<Sim>();
+    let pending = use_context::<RwSignal<Option<Pending>>>();
+    let client_label = client_id.clone();
     let text = RwSignal::new(spec.expression.clone());
     let sql0 = is_sql(spec.expression_type.as_deref());
     let sql = RwSignal::new(sql0);
@@ -112,18 +205,26 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
             if t == spec.expression && is_sql(ty.as_deref()) == is_sql(spec.expression_type.as_deref()) {
                 return;
             }
+            let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
             enter(
                 sim,
                 Action::Subscribe {
                     client_id: client_id.clone(),
-                    subscription: SubscriptionSpec { topic: spec.topic.clone(), expression: t, expression_type: ty },
+                    subscription: SubscriptionSpec { topic: spec.topic.clone(), expression: t.clone(), expression_type: ty },
                 },
             );
+            if let Some(p) = pending {
+                p.set(Some(Pending::Subscription { client: client_id.clone(), topic: spec.topic.clone(), expression: t, at }));
+            }
         }
     };
     let (commit_enter, commit_type) = (commit.clone(), commit.clone());
     let check_input = check.clone();
     let label = format!("{} = ", spec.topic);
+    // What the consumer runs with while the text field holds an invalid edit.
+    let holds = spec.expression.clone();
+    let input_label = format!("{client_label}'s {} expression for {}", if sql0 { "SQL92" } else { "tag" }, spec.topic);
+    let type_label = format!("{client_label}'s expression type for {}", spec.topic);
     view! {
         <div class="sub" data-topic=topic.clone()>
             <label>
@@ -131,7 +232,7 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
                 <select
                     class="sub-type"
                     data-testid="subscription-type"
-                    title="Expression type"
+                    aria-label=type_label
                     on:change=move |ev| {
                         sql.set(event_target_value(&ev) == "SQL92");
                         commit_type();
@@ -143,6 +244,7 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
                 <input
                     type="text"
                     data-testid="subscription-input"
+                    aria-label=input_label
                     data-topic=spec.topic.clone()
                     spellcheck="false"
                     class:invalid=move || err.with(Option::is_some)
@@ -168,9 +270,19 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
                                 "sql-error",
                                 Some(p.to_string()),
                                 "inline-error sql-error",
-                                format!("{}<div>at {p}: {}</div>", caret_html(&text.get_untracked(), p), esc(&e.message)),
+                                format!(
+                                    "{}<div>at {p}: {}</div><div>The previous expression {:?} still holds.</div>",
+                                    caret_html(&text.get_untracked(), p),
+                                    esc(&e.message),
+                                    esc(&holds)
+                                ),
                             ),
-                            None => ("subscription-error", None, "inline-error", esc(&e.message)),
+                            None => (
+                                "subscription-error",
+                                None,
+                                "inline-error",
+                                format!("{} The previous expression {:?} still holds.", esc(&e.message), esc(&holds)),
+                            ),
                         };
                         view! { <div class=cls data-testid=testid data-position=pos role="alert" inner_html=html></div> }
                     })
@@ -199,11 +311,11 @@ fn status_html(w: &World, client_id: &str) -> String {
     let mut h = format!(
         "<div class=\"row-head\"><span class=\"cid\">{id}</span><span class=\"badge {cls}\" data-testid=\"consumer-state\" \
          data-running=\"{r}\">{label}</span></div><div class=\"lifecycle\">\
-         <button class=\"small-btn\" data-testid=\"consumer-start\" data-action=\"start\" \
+         <button class=\"small-btn\" data-testid=\"consumer-start\" data-action=\"start\" aria-label=\"{start} {id}\" \
          title=\"start() now (a restart after stop or crash)\"{d1}>{start}</button>\
-         <button class=\"small-btn\" data-testid=\"consumer-stop\" data-action=\"stop\" \
+         <button class=\"small-btn\" data-testid=\"consumer-stop\" data-action=\"stop\" aria-label=\"stop {id}\" \
          title=\"shutdown(): persist offsets, unregister (the broker notifies the group)\"{d2}>stop</button>\
-         <button class=\"small-btn danger\" data-testid=\"consumer-crash\" data-action=\"crash\" \
+         <button class=\"small-btn danger\" data-testid=\"consumer-crash\" data-action=\"crash\" aria-label=\"crash {id}\" \
          title=\"The process dies: no unregister; the broker forgets the channel after 120 s\"{d2}>crash</button></div>",
         id = esc(client_id),
         r = c.running,
@@ -227,18 +339,23 @@ fn action_of(ev: &leptos::ev::MouseEvent) -> Option<String> {
 #[component]
 fn ConsumerRow(row: Row) -> impl IntoView {
     let sim = expect_context::<Sim>();
+    let pending = use_context::<RwSignal<Option<Pending>>>();
     let cid = row.client_id.clone();
     let head = Memo::new(move |_| sim.read_as::<World, _>(|w| status_html(w, &cid)).unwrap_or_default());
     let id = row.client_id.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let client_id = id.clone();
-        let a = match action_of(&ev).as_deref() {
-            Some("start") => Action::StartConsumer { client_id },
-            Some("stop") => Action::StopConsumer { client_id },
-            Some("crash") => Action::CrashConsumer { client_id },
+        let (a, what) = match action_of(&ev).as_deref() {
+            Some("start") => (Action::StartConsumer { client_id }, "start"),
+            Some("stop") => (Action::StopConsumer { client_id }, "stop"),
+            Some("crash") => (Action::CrashConsumer { client_id }, "crash"),
             _ => return,
         };
+        let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
         enter(sim, a);
+        if let Some(p) = pending {
+            p.set(Some(Pending::Lifecycle { client: id.clone(), what, at }));
+        }
     };
     let n_subs = row.subs.len();
     let subs =
@@ -282,6 +399,7 @@ fn strategy_options(current: &str) -> String {
 #[component]
 fn GroupBlock(group: String) -> impl IntoView {
     let sim = expect_context::<Sim>();
+    let pending = use_context::<RwSignal<Option<Pending>>>();
     let g = group.clone();
     let info = Memo::new(move |_| {
         sim.read_as::<World, _>(|w| {
@@ -329,7 +447,12 @@ fn GroupBlock(group: String) -> impl IntoView {
             "CONSISTENT_HASH" => AllocationSpec::ConsistentHash { virtual_nodes: 10 },
             _ => return,
         };
+        let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
+        let name = allocation.name().to_string();
         enter(sim, Action::SetAllocation { group: g_set.clone(), allocation });
+        if let Some(p) = pending {
+            p.set(Some(Pending::Strategy { group: g_set.clone(), name, at }));
+        }
     };
     view! {
         <section class="group" data-testid="group" data-group=group.clone()>
@@ -378,7 +501,7 @@ fn topics_html(w: &World, topics: &[String]) -> String {
         h.push_str(&format!(
             "<li class=\"topic-row\" data-testid=\"topic-row\" data-topic=\"{t}\"><div class=\"row-head\">\
              <span class=\"tname\" title=\"{t}\">{t}</span><input type=\"number\" min=\"1\" max=\"{MAX_UI_QUEUES}\" step=\"1\" \
-             class=\"num-input\" data-testid=\"topic-queues\" data-topic=\"{t}\" value=\"{v}\" \
+             class=\"num-input\" data-testid=\"topic-queues\" data-topic=\"{t}\" aria-label=\"queue count of {t}\" value=\"{v}\" \
              title=\"Queue count (read = write) on every broker hosting the topic\"></div>\
              <div class=\"muted small\">{d}</div></li>",
             t = esc(t),
@@ -489,6 +612,14 @@ fn parse_send(at: u64, producer: &str, form: SendForm) -> Result<SendSpec, Strin
 pub fn Editor() -> impl IntoView {
     use leptos::wasm_bindgen::JsCast;
     let sim = expect_context::<Sim>();
+    let pending = RwSignal::new(None::<Pending>);
+    provide_context(pending);
+    // A new scenario forgets the last edit.
+    Effect::new(move |_| {
+        sim.preset.track();
+        pending.set(None);
+    });
+    let feedback = Memo::new(move |_| pending.with(|p| p.as_ref().and_then(|p| sim.read_as::<World, _>(|w| pending_text(w, p)))));
     // Structure (which topics / producers / groups exist) changes only on load or add-consumer.
     let topics = Memo::new(move |_| {
         sim.read_as::<World, _>(|w| {
@@ -523,7 +654,9 @@ pub fn Editor() -> impl IntoView {
                 topic_error.set(None);
                 let cur = sim.peek_as::<World, _>(|w| w.brokers.iter().find_map(|b| b.topics.get(&topic).map(|x| x.1))).flatten();
                 if cur != Some(n) {
-                    enter(sim, Action::SetQueueCount { topic, queues: n });
+                    let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
+                    enter(sim, Action::SetQueueCount { topic: topic.clone(), queues: n });
+                    pending.set(Some(Pending::Queues { topic, queues: n, at }));
                 }
             }
             _ => {
@@ -563,11 +696,16 @@ pub fn Editor() -> impl IntoView {
         }
     };
     view! {
+        {move || {
+            feedback
+                .get()
+                .map(|t| view! { <p class="note feedback" data-testid="edit-feedback" role="status" aria-live="polite">{t}</p> })
+        }}
         <h2>"Consumer groups"</h2>
         <For each=move || groups.get() key=|g| g.clone() let:group>
             <GroupBlock group=group />
         </For>
-        <p class="hint">"Edits take effect at the current simulated time; a new strategy applies at the next rebalance (every 20 s)."</p>
+        <p class="hint">"Edits are entered at the current simulated time; the note at the top says when each one takes effect."</p>
         <h2>{move || format!("Topics ({})", n_topics())}</h2>
         <ul class:scroll={move || n_topics() > 6} class="topics" on:change=on_queues inner_html=move || topics_view.get()></ul>
         {move || topic_error.get().map(|e| view! { <div class="inline-error" data-testid="topic-error" role="alert">{e}</div> })}

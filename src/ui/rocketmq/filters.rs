@@ -10,7 +10,7 @@ use std::fmt::Write;
 use leptos::prelude::*;
 
 use crate::sim::rocketmq::world::World;
-use crate::ui::plots::draw_filter_cost;
+use super::cost_plot::CostPlot;
 use crate::ui::state::{esc, fmt_ms, Sim};
 
 /// Registry rows rendered at most (the rest are counted).
@@ -107,7 +107,6 @@ fn group_index_html(w: &World, i: usize) -> String {
 pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     let sim = expect_context::<Sim>();
     let broker = RwSignal::new(0usize);
-    let plot: NodeRef<leptos::html::Canvas> = NodeRef::new();
 
     let options = Memo::new(move |_| {
         let sel = broker.get();
@@ -140,35 +139,6 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
         })
     });
 
-    // The cost plot: redrawn when the World changes (at most every 100 ms while playing) or the
-    // panel becomes visible; drawn after layout so the canvas has a size.
-    let resized = RwSignal::new(0u32);
-    let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
-    Effect::new(move |_| {
-        sim.ui_version.track();
-        resized.track();
-        if !visible.get() {
-            return;
-        }
-        let Some(el) = plot.get() else { return };
-        request_animation_frame(move || {
-            let data = sim.peek_as::<World, _>(|w| {
-                let series: Vec<(String, Vec<(f64, f64)>)> = w
-                    .brokers
-                    .iter()
-                    .map(|b| {
-                        let pts = b.filter_costs.iter().map(|s| (s.at as f64 / 1000.0, s.cost.entries_touched as f64)).collect();
-                        (format!("{} ({})", b.name, b.filter_manager.design().name()), pts)
-                    })
-                    .collect();
-                (w.scenario.until, series)
-            });
-            if let Some((until, series)) = data {
-                draw_filter_cost(&el, until, series);
-            }
-        });
-    });
-
     let part = move |f: fn(&(String, &'static str, String, String, String)) -> String| {
         move || tables.with(|t| t.as_ref().map(f).unwrap_or_default())
     };
@@ -193,12 +163,7 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
                 data-design=move || tables.with(|t| t.as_ref().map(|t| t.1).unwrap_or_default())
                 inner_html=part(|t| t.0.clone())
             ></dl>
-            <canvas
-                class="cost-plot"
-                data-testid="heartbeat-cost-plot"
-                node_ref=plot
-                aria-label="Entries touched per heartbeat registration over time, one line per broker"
-            ></canvas>
+            <CostPlot visible=visible testid="heartbeat-cost-plot" />
             <h3>"Topic-keyed registry (filterDataByTopic)"</h3>
             <div class="scroll-box">
                 <table class="grid" data-testid="filter-registry">

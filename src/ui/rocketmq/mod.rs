@@ -2,10 +2,12 @@
 //! They read the RocketMQ `World` (downcast from the neutral model) and enter edits as timeline
 //! actions; the shared shell finds them through `ui::models`.
 
+mod cost_plot;
 mod editor;
 mod filters;
 mod tables;
 
+pub use cost_plot::StagePlot;
 pub use editor::Editor;
 pub use filters::FilterPanel;
 pub use tables::Tables;

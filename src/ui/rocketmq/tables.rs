@@ -6,7 +6,7 @@ use std::fmt::Write;
 use leptos::prelude::*;
 
 use crate::sim::rocketmq::world::World;
-use crate::ui::state::{esc, fmt_ms, Sim};
+use crate::ui::state::{esc, esc_ident, fmt_ms, Sim};
 
 #[component]
 pub fn Tables() -> impl IntoView {
@@ -48,12 +48,12 @@ pub fn Tables() -> impl IntoView {
                             h,
                             "<tr><td>{}<div class=\"muted small\">{} / {}</div></td><td><code>{}</code></td>\
                              <td class=\"num\">{}</td><td>{}</td></tr>",
-                            esc(topic),
-                            esc(&b.name),
-                            esc(group),
+                            esc_ident(topic),
+                            esc_ident(&b.name),
+                            esc_ident(group),
                             esc(&sd.sub_string),
                             sd.sub_version,
-                            esc(&writer)
+                            esc_ident(&writer)
                         );
                     }
                 }

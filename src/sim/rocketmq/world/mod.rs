@@ -134,6 +134,10 @@ pub struct World {
     pub messages: Vec<Message>,
     /// What became of each message (indexed by message id), for the cells of the canvas.
     pub fates: Vec<Fate>,
+    /// Why a skipped message was skipped, where that is more than a tag mismatch (SQL92 verdicts).
+    pub skip_notes: BTreeMap<MsgId, &'static str>,
+    /// Tags in order of first use: a tag's index is its colour key.
+    pub tag_keys: Vec<Name>,
     /// Neutral partition id -> (broker, topic, queue id); ids are given in order of creation.
     pub partitions: Vec<(usize, Name, u32)>,
     /// (message, log event) pairs: the provenance index.
@@ -236,6 +240,8 @@ impl World {
             consumers,
             messages: Vec::new(),
             fates: Vec::new(),
+            skip_notes: BTreeMap::new(),
+            tag_keys: Vec::new(),
             partitions: Vec::new(),
             msg_events: Vec::new(),
             history: BTreeMap::new(),
@@ -352,6 +358,18 @@ impl World {
         }
     }
 
+    /// The colour key of a tag, given in order of first use.
+    pub(super) fn tag_key(&mut self, tag: Option<&Name>) -> u32 {
+        let Some(tag) = tag else { return crate::sim::model::NO_KEY };
+        match self.tag_keys.iter().position(|t| t == tag) {
+            Some(i) => i as u32,
+            None => {
+                self.tag_keys.push(tag.clone());
+                (self.tag_keys.len() - 1) as u32
+            }
+        }
+    }
+
     /// Records what an event means for its message's fate. A consumption is final; a skip does
     /// not undo it (another group may still skip a message this one consumed).
     fn update_fate(&mut self, kind: &Event) {
@@ -368,6 +386,9 @@ impl World {
         }
         if self.fates[root] != Fate::Consumed || fate == Fate::Consumed {
             self.fates[root] = fate;
+        }
+        if let Event::BrokerFiltered { verdict: Some(v), .. } = kind {
+            self.skip_notes.insert(root as MsgId, v);
         }
     }
 

@@ -39,6 +39,8 @@ impl World {
             let index =
                 self.producers[p].indexes.entry(send.topic.clone()).or_insert_with(|| ThreadLocalIndex::starting_at(start));
             let (broker, queue_id) = queues[index.select(queues.len())];
+            let tag = self.producers[p].send_tags[s].clone();
+            let key = self.tag_key(tag.as_ref());
             let id = self.messages.len() as MsgId;
             let body = Body { template: self.producers[p].send_bodies[s].clone(), i };
             let tags_code = send.tag.as_deref().map(|t| java_string_hash(t) as i64).unwrap_or(0);
@@ -47,6 +49,7 @@ impl World {
                 id,
                 topic: self.producers[p].send_topics[s].clone(),
                 tag: self.producers[p].send_tags[s].clone(),
+                key,
                 tags_code,
                 keys: send.keys.as_ref().map(|k| k.replace("{i}", &i.to_string())),
                 properties: send.properties.clone(),

@@ -1,0 +1,526 @@
+//! Where everything goes on the topology canvas, computed from the neutral `View` and the canvas
+//! size alone (no drawing, no DOM), so "nothing is clipped at any screen size" is a unit test.
+//!
+//! Columns, left to right: producers, one box per broker (its state lines, then its partitions
+//! grouped by topic), the assignment edges, the consumers. Rows shrink to fit; when they would get
+//! too small, long lists (a topic's partitions, a broker's topics, the consumers) show a page and a
+//! "+N more" row that pages on when clicked.
+
+use std::collections::BTreeMap;
+
+use crate::sim::model::{PartitionId, View};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    pub fn new(x: f64, y: f64, w: f64, h: f64) -> Rect {
+        Rect { x, y, w, h }
+    }
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
+    }
+    pub fn right(&self) -> f64 {
+        self.x + self.w
+    }
+    pub fn bottom(&self) -> f64 {
+        self.y + self.h
+    }
+    pub fn mid_y(&self) -> f64 {
+        self.y + self.h / 2.0
+    }
+    /// Fully inside `outer` (with a tolerance for rounding).
+    #[cfg(test)]
+    pub fn inside(&self, outer: &Rect) -> bool {
+        self.x >= outer.x - 0.5 && self.y >= outer.y - 0.5 && self.right() <= outer.right() + 0.5 && self.bottom() <= outer.bottom() + 0.5
+    }
+    #[cfg(test)]
+    pub fn overlaps(&self, o: &Rect) -> bool {
+        self.x < o.right() - 0.5 && o.x < self.right() - 0.5 && self.y < o.bottom() - 0.5 && o.y < self.bottom() - 0.5
+    }
+}
+
+/// Something on the canvas a click or a key press acts on, or a tour points at.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    Broker(usize),
+    Consumer(usize),
+    Producer(usize),
+    Partition(PartitionId),
+    /// A "+N more" row: pages the list with this id.
+    More(String),
+}
+
+impl Target {
+    /// The name a tour uses for it: `broker:<name>`, `consumer:<name>`, `producer:<name>`,
+    /// `partition:<topic>:<label>`.
+    pub fn key(&self, view: &View) -> Option<String> {
+        match self {
+            Target::Broker(i) => view.brokers.get(*i).map(|b| format!("broker:{}", b.name)),
+            Target::Consumer(i) => view.consumers.get(*i).map(|c| format!("consumer:{}", c.name)),
+            Target::Producer(i) => view.producers.get(*i).map(|p| format!("producer:{}", p.name)),
+            Target::Partition(id) => view.topics.iter().find_map(|t| {
+                t.partitions.iter().find(|p| p.id == *id).map(|p| format!("partition:{}:{}", t.name, p.label))
+            }),
+            Target::More(id) => Some(format!("more:{id}")),
+        }
+    }
+}
+
+/// One partition's row: its label, the log bar of cells and the offsets text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub partition: PartitionId,
+    pub topic: usize,
+    pub index: usize,
+    pub label: String,
+    pub rect: Rect,
+    pub label_rect: Rect,
+    pub bar: Rect,
+    pub info: Rect,
+}
+
+/// A topic's title inside a broker box (omitted for one-partition topics, whose row says it all).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Title {
+    pub text: String,
+    pub rect: Rect,
+}
+
+/// A "+N more" row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct More {
+    pub list: String,
+    pub hidden: usize,
+    /// Items on the page shown now (the next page starts after them).
+    pub shown: usize,
+    /// True when the page shown is the last one (clicking goes back to the first).
+    pub wraps: bool,
+    pub rect: Rect,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerBox {
+    pub index: usize,
+    pub rect: Rect,
+    pub name_rect: Rect,
+    /// (line index in `BrokerView::lines`, where).
+    pub lines: Vec<(usize, Rect)>,
+    pub more_lines: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Layout {
+    pub canvas: Rect,
+    /// Base font size in CSS px.
+    pub font: f64,
+    pub producers: Vec<(usize, Rect)>,
+    pub brokers: Vec<BrokerBox>,
+    pub titles: Vec<Title>,
+    pub rows: Vec<Row>,
+    pub mores: Vec<More>,
+    pub consumers: Vec<(usize, Rect)>,
+    /// The strip along the bottom for the tag key.
+    pub key: Rect,
+    /// Cells per row at most (long logs show their newest entries).
+    pub max_cells: u64,
+}
+
+impl Layout {
+    pub fn row_of(&self, partition: PartitionId) -> Option<&Row> {
+        self.rows.iter().find(|r| r.partition == partition)
+    }
+    pub fn consumer_rect(&self, i: usize) -> Option<Rect> {
+        self.consumers.iter().find(|(c, _)| *c == i).map(|(_, r)| *r)
+    }
+    pub fn producer_rect(&self, i: usize) -> Option<Rect> {
+        self.producers.iter().find(|(p, _)| *p == i).map(|(_, r)| *r)
+    }
+
+    /// Every clickable or highlightable thing with its rectangle, in reading order.
+    pub fn targets(&self) -> Vec<(Target, Rect)> {
+        let mut out: Vec<(Target, Rect)> = Vec::new();
+        out.extend(self.producers.iter().map(|(i, r)| (Target::Producer(*i), *r)));
+        for b in &self.brokers {
+            out.push((Target::Broker(b.index), b.name_rect));
+        }
+        out.extend(self.rows.iter().map(|r| (Target::Partition(r.partition), r.rect)));
+        out.extend(self.mores.iter().map(|m| (Target::More(m.list.clone()), m.rect)));
+        out.extend(self.consumers.iter().map(|(i, r)| (Target::Consumer(*i), *r)));
+        out
+    }
+
+    /// Every rectangle that must stay inside the canvas and must not overlap its siblings.
+    #[cfg(test)]
+    pub fn boxes(&self) -> Vec<Rect> {
+        let mut v: Vec<Rect> = self.producers.iter().map(|p| p.1).collect();
+        v.extend(self.brokers.iter().map(|b| b.rect));
+        v.extend(self.consumers.iter().map(|c| c.1));
+        v.push(self.key);
+        v
+    }
+}
+
+/// Pages of the canvas's long lists (list id → first item shown).
+pub type Pages = BTreeMap<String, usize>;
+
+/// How many of `n` items to show on a page starting at `start` when at most `fit` rows are
+/// available; a "+N more" row takes one of them when not everything fits.
+fn page(n: usize, fit: usize, start: usize) -> (usize, usize, bool) {
+    if n <= fit {
+        return (0, n, false);
+    }
+    let per = fit.saturating_sub(1).max(1);
+    let start = if start >= n { 0 } else { start };
+    let shown = per.min(n - start);
+    (start, shown, true)
+}
+
+struct TopicPart {
+    topic: usize,
+    name: String,
+    /// Indexes into `TopicView::partitions` on this broker.
+    parts: Vec<usize>,
+}
+
+/// The partitions of `broker`, topic by topic (internal topics left out).
+fn broker_topics(view: &View, broker: usize, single_broker: bool) -> Vec<TopicPart> {
+    let mut out = Vec::new();
+    for (ti, t) in view.topics.iter().enumerate() {
+        if t.internal {
+            continue;
+        }
+        let parts: Vec<usize> = t
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.broker == Some(broker) || (single_broker && p.broker.is_none()))
+            .map(|(i, _)| i)
+            .collect();
+        if !parts.is_empty() {
+            out.push(TopicPart { topic: ti, name: t.name.clone(), parts });
+        }
+    }
+    out
+}
+
+/// Lays out `view` on a canvas of `width` × `height` CSS pixels.
+pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
+    let canvas = Rect::new(0.0, 0.0, width, height);
+    let font = (width / 1280.0 * 12.0).clamp(11.0, 16.0);
+    let pad = (width * 0.012).clamp(8.0, 24.0);
+    let line_h = font + 4.0;
+    let key = Rect::new(pad, height - pad - line_h, width - 2.0 * pad, line_h);
+    let top = pad;
+    let bottom = key.y - pad * 0.5;
+    let avail = (bottom - top).max(40.0);
+
+    let has_producers = !view.producers.is_empty();
+    let prod_w = if has_producers { (width * 0.1).clamp(84.0, 170.0) } else { 0.0 };
+    let gap_pb = if has_producers { (width * 0.03).clamp(10.0, 70.0) } else { 0.0 };
+    let cons_w = (width * 0.25).clamp(130.0, 380.0);
+    let gap_bc = (width * 0.07).clamp(32.0, 160.0);
+    let broker_x = pad + prod_w + gap_pb;
+    let broker_w = (width - 2.0 * pad - prod_w - gap_pb - gap_bc - cons_w).max(120.0);
+    let cons_x = broker_x + broker_w + gap_bc;
+
+    let mut out = Layout { canvas, font, key, ..Layout::default() };
+
+    // Consumers: boxes of up to four lines, paged when even one line each does not fit.
+    let nc = view.consumers.len();
+    let gap_c = (line_h * 0.5).max(6.0);
+    let min_box = line_h + 10.0;
+    let fit_c = (((avail + gap_c) / (min_box + gap_c)).floor() as usize).max(1);
+    let (start, shown, paged) = page(nc, fit_c, pages.get("consumers").copied().unwrap_or(0));
+    let slots = shown + usize::from(paged);
+    if slots > 0 {
+        let box_h = ((avail - gap_c * (slots as f64 - 1.0)) / slots as f64).clamp(min_box, 4.0 * line_h + 12.0);
+        let total = box_h * slots as f64 + gap_c * (slots as f64 - 1.0);
+        let mut y = top + ((avail - total) / 2.0).max(0.0);
+        for i in start..start + shown {
+            out.consumers.push((i, Rect::new(cons_x, y, cons_w, box_h)));
+            y += box_h + gap_c;
+        }
+        if paged {
+            out.mores.push(More {
+                list: "consumers".into(),
+                hidden: nc - shown,
+                shown,
+                wraps: start + shown >= nc,
+                rect: Rect::new(cons_x, y, cons_w, line_h.min(box_h)),
+            });
+        }
+    }
+
+    // Producers: small boxes, centred.
+    let np = view.producers.len();
+    if np > 0 {
+        let box_h = (2.0 * line_h + 8.0).min((avail / np as f64 - 6.0).max(line_h));
+        let total = (box_h + 6.0) * np as f64 - 6.0;
+        let mut y = top + ((avail - total) / 2.0).max(0.0);
+        for i in 0..np {
+            if y + box_h > bottom {
+                break;
+            }
+            out.producers.push((i, Rect::new(pad, y, prod_w, box_h)));
+            y += box_h + 6.0;
+        }
+    }
+
+    // Brokers: share the height by how many rows each would like.
+    let single_broker = view.brokers.len() <= 1;
+    let topics: Vec<Vec<TopicPart>> = (0..view.brokers.len()).map(|b| broker_topics(view, b, single_broker)).collect();
+    let gap_b = pad * 0.6;
+    let nb = view.brokers.len().max(1);
+    let header = line_h + 6.0;
+    let wants: Vec<f64> = (0..view.brokers.len())
+        .map(|b| {
+            let lines = view.brokers[b].lines.len().min(4) as f64;
+            let rows: usize = topics[b].iter().map(|t| t.parts.len() + usize::from(t.parts.len() > 1)).sum();
+            header + lines * line_h + rows.max(1) as f64 * (line_h + 4.0) + 8.0
+        })
+        .collect();
+    // The most a broker can use: rows at their largest.
+    let most: Vec<f64> = (0..view.brokers.len())
+        .map(|b| {
+            let lines = view.brokers[b].lines.len().min(4) as f64;
+            let rows: usize = topics[b].iter().map(|t| t.parts.len() + usize::from(t.parts.len() > 1)).sum();
+            header + lines * line_h + rows.max(1) as f64 * 2.4 * line_h + 8.0
+        })
+        .collect();
+    let room = avail - gap_b * (nb as f64 - 1.0);
+    let want_total: f64 = wants.iter().sum::<f64>().max(1.0);
+    let most_total: f64 = most.iter().sum::<f64>().max(1.0);
+    // Everything fits: grow towards the largest rows, and centre the column.
+    let grow = if want_total < room { ((room - want_total) / (most_total - want_total).max(1.0)).min(1.0) } else { 0.0 };
+    let used: f64 = if want_total < room {
+        (0..wants.len()).map(|b| wants[b] + (most[b] - wants[b]) * grow).sum::<f64>() + gap_b * (nb as f64 - 1.0)
+    } else {
+        avail
+    };
+    let mut y = top + ((avail - used) / 2.0).max(0.0);
+    for b in 0..view.brokers.len() {
+        // A broker gets what it wants when everything fits, else its share (at least a header).
+        let h = if want_total <= room {
+            wants[b] + (most[b] - wants[b]) * grow
+        } else {
+            (room * wants[b] / want_total).max(header + line_h + 8.0)
+        };
+        let h = h.min(bottom - y).max(0.0);
+        if h < header {
+            break;
+        }
+        let rect = Rect::new(broker_x, y, broker_w, h);
+        let name_rect = Rect::new(broker_x + 8.0, y + 3.0, broker_w - 16.0, line_h);
+        let mut inner_y = y + header;
+        let inner_bottom = y + h - 6.0;
+        // State lines: at most four, and never more than a third of the box.
+        let lines_fit = (((inner_bottom - inner_y) / 3.0 / line_h).floor() as usize).min(4);
+        let n_lines = view.brokers[b].lines.len();
+        let shown_lines = if n_lines > lines_fit { lines_fit.saturating_sub(1) } else { n_lines };
+        // A line may take two when the box has room to spare (long entries wrap instead of
+        // being cut short).
+        let rows_here: usize = topics[b].iter().map(|t| t.parts.len() + usize::from(t.parts.len() > 1)).sum();
+        let spare = (inner_bottom - inner_y) - rows_here.max(1) as f64 * (line_h + 4.0);
+        let span = if shown_lines > 0 && spare >= shown_lines as f64 * 2.0 * line_h + line_h { 2.0 } else { 1.0 };
+        let mut lines = Vec::new();
+        for li in 0..shown_lines {
+            lines.push((li, Rect::new(broker_x + 8.0, inner_y, broker_w - 16.0, line_h * span)));
+            inner_y += line_h * span;
+        }
+        let more_lines = n_lines - shown_lines;
+        if more_lines > 0 && lines_fit > 0 {
+            inner_y += line_h;
+        }
+        if !lines.is_empty() || more_lines > 0 {
+            inner_y += 4.0;
+        }
+        lay_partitions(&mut out, view, &topics[b], b, Rect::new(broker_x, inner_y, broker_w, (inner_bottom - inner_y).max(0.0)), line_h, pages);
+        out.brokers.push(BrokerBox { index: b, rect, name_rect, lines, more_lines });
+        y += h + gap_b;
+    }
+    let label_w = out.rows.first().map(|r| r.label_rect.w).unwrap_or(60.0);
+    let bar_w = out.rows.first().map(|r| r.bar.w).unwrap_or(broker_w - label_w);
+    out.max_cells = ((bar_w / 5.0).floor() as u64).clamp(8, 400);
+    out
+}
+
+/// Partition rows of one broker inside `area`, topic by topic, paged when they do not fit.
+fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: usize, area: Rect, line_h: f64, pages: &Pages) {
+    let row_min = line_h + 2.0;
+    let row_max = 2.4 * line_h;
+    let x = area.x + 8.0;
+    let w = area.w - 16.0;
+    let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
+    // A label column wide enough for "TopicTestA q0" when rows name their topic.
+    let label_w = if multi_topic { (w * 0.3).clamp(70.0, 220.0) } else { (w * 0.14).clamp(34.0, 90.0) };
+    let info_w = (w * 0.16).clamp(46.0, 120.0);
+    let bar_x = x + label_w;
+    let bar_w = (w - label_w - info_w - 6.0).max(20.0);
+    let fit_rows = ((area.h / row_min).floor() as usize).max(1);
+    // Items: a title (topics with several partitions) and its rows; a one-partition topic is one row.
+    let units = |t: &TopicPart| t.parts.len() + usize::from(t.parts.len() > 1);
+    let total: usize = topics.iter().map(units).sum();
+    // Decide how many partitions each topic may show: all, or pages of `per_topic`.
+    let mut per_topic = usize::MAX;
+    if total > fit_rows {
+        // Cap each topic (title + k rows + a "+N more" row) until the broker fits, down to one row.
+        for k in (1..=topics.iter().map(|t| t.parts.len()).max().unwrap_or(1)).rev() {
+            let need: usize =
+                topics.iter().map(|t| if t.parts.len() > k { k + 2 } else { units(t) }).sum();
+            per_topic = k;
+            if need <= fit_rows {
+                break;
+            }
+        }
+    }
+    let shown_units = |t: &TopicPart| if t.parts.len() > per_topic { per_topic + 2 } else { units(t) };
+    // Then page the topics themselves when even that does not fit.
+    let list_id = format!("broker:{broker}:topics");
+    let mut fit_topics = topics.len();
+    let mut acc = 0;
+    for (i, t) in topics.iter().enumerate() {
+        acc += shown_units(t);
+        if acc > fit_rows.saturating_sub(usize::from(i + 1 < topics.len())) {
+            fit_topics = i.max(1);
+            break;
+        }
+    }
+    let (t_start, t_shown, t_paged) = if fit_topics < topics.len() {
+        let start = pages.get(&list_id).copied().unwrap_or(0);
+        let start = if start >= topics.len() { 0 } else { start };
+        (start, fit_topics.min(topics.len() - start), true)
+    } else {
+        (0, topics.len(), false)
+    };
+    let used: usize = topics[t_start..t_start + t_shown].iter().map(shown_units).sum::<usize>() + usize::from(t_paged);
+    let row_h = (area.h / used.max(1) as f64).clamp(row_min.min(area.h.max(1.0)), row_max);
+    let mut y = area.y;
+    for t in &topics[t_start..t_start + t_shown] {
+        let title = t.parts.len() > 1;
+        if title {
+            out.titles.push(Title { text: t.name.clone(), rect: Rect::new(x, y, w, row_h) });
+            y += row_h;
+        }
+        let list = format!("topic:{broker}:{}", t.name);
+        let (p_start, p_shown, p_paged) = if t.parts.len() > per_topic {
+            page(t.parts.len(), per_topic + 1, pages.get(&list).copied().unwrap_or(0))
+        } else {
+            (0, t.parts.len(), false)
+        };
+        for &pi in &t.parts[p_start..p_start + p_shown] {
+            let p = &view.topics[t.topic].partitions[pi];
+            let label = if title || !multi_topic { p.label.clone() } else { format!("{} {}", t.name, p.label) };
+            let rect = Rect::new(x, y, w, row_h);
+            let pad = (row_h * 0.15).min(3.0);
+            out.rows.push(Row {
+                partition: p.id,
+                topic: t.topic,
+                index: pi,
+                label,
+                rect,
+                label_rect: Rect::new(x + if title { 10.0 } else { 0.0 }, y, label_w - if title { 14.0 } else { 4.0 }, row_h),
+                bar: Rect::new(bar_x, y + pad, bar_w, row_h - 2.0 * pad),
+                info: Rect::new(bar_x + bar_w + 6.0, y, info_w, row_h),
+            });
+            y += row_h;
+        }
+        if p_paged {
+            out.mores.push(More {
+                list,
+                hidden: t.parts.len() - p_shown,
+                shown: p_shown,
+                wraps: p_start + p_shown >= t.parts.len(),
+                rect: Rect::new(x + 10.0, y, w - 10.0, row_h),
+            });
+            y += row_h;
+        }
+    }
+    if t_paged {
+        out.mores.push(More {
+            list: list_id,
+            hidden: topics.len() - t_shown,
+            shown: t_shown,
+            wraps: t_start + t_shown >= topics.len(),
+            rect: Rect::new(x, y, w, row_h),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::model::parse;
+    use crate::sim::presets::PRESETS;
+
+    const SIZES: [(f64, f64); 6] = [(560.0, 300.0), (760.0, 420.0), (980.0, 520.0), (1240.0, 560.0), (1880.0, 800.0), (3800.0, 1800.0)];
+
+    fn check(name: &str, view: &View, w: f64, h: f64, pages: &Pages) -> Layout {
+        let l = layout(view, w, h, pages);
+        let canvas = l.canvas;
+        for r in l.boxes() {
+            assert!(r.inside(&canvas), "{name} at {w}x{h}: {r:?} outside the canvas");
+        }
+        let boxes = l.boxes();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                assert!(!a.overlaps(b), "{name} at {w}x{h}: {a:?} overlaps {b:?}");
+            }
+        }
+        for b in &l.brokers {
+            for row in l.rows.iter().filter(|r| view.topics[r.topic].partitions[r.index].broker.is_none_or(|x| x == b.index)) {
+                if row.rect.y >= b.rect.y && row.rect.y < b.rect.bottom() {
+                    assert!(row.rect.inside(&b.rect), "{name} at {w}x{h}: row {} spills out of its broker", row.label);
+                    assert!(row.bar.w >= 20.0 && row.rect.h >= 10.0, "{name} at {w}x{h}: row {} too small", row.label);
+                }
+            }
+            for (_, r) in &b.lines {
+                assert!(r.inside(&b.rect), "{name} at {w}x{h}: a state line spills out of its broker");
+            }
+        }
+        for m in &l.mores {
+            assert!(m.rect.inside(&canvas), "{name} at {w}x{h}: {m:?}");
+        }
+        // Everything is either shown or counted in a "+N more".
+        let partitions: usize = view.topics.iter().filter(|t| !t.internal).map(|t| t.partitions.len()).sum();
+        let hidden_parts: usize = l.mores.iter().filter(|m| m.list.starts_with("topic:") || m.list.contains(":topics")).map(|m| m.hidden).sum();
+        assert!(l.rows.len() + hidden_parts >= partitions.min(1), "{name}: nothing shown");
+        assert_eq!(l.consumers.len() + l.mores.iter().filter(|m| m.list == "consumers").map(|m| m.hidden).sum::<usize>(), view.consumers.len(), "{name} at {w}x{h}");
+        l
+    }
+
+    #[test]
+    fn every_preset_fits_every_size() {
+        for p in PRESETS {
+            let mut sim = parse(p.text).unwrap();
+            let until = sim.until();
+            sim.run_until(until.min(70_000));
+            let view = sim.view();
+            for (w, h) in SIZES {
+                check(p.file, &view, w, h, &Pages::new());
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_topology_pages_its_topics() {
+        let p = PRESETS.iter().find(|p| p.file == "filter-manager-heartbeat-cost.json").unwrap();
+        let mut sim = parse(p.text).unwrap();
+        sim.run_until(40_000);
+        let view = sim.view();
+        let l = check(p.file, &view, 980.0, 520.0, &Pages::new());
+        let more = l.mores.iter().find(|m| m.list == "broker:0:topics").expect("a +N more row for broker 0's topics");
+        assert!(more.hidden > 50, "{more:?}");
+        let first: Vec<String> = l.rows.iter().map(|r| r.label.clone()).collect();
+        let mut pages = Pages::new();
+        pages.insert(more.list.clone(), more.shown);
+        let next = check(p.file, &view, 980.0, 520.0, &pages);
+        let second: Vec<String> = next.rows.iter().map(|r| r.label.clone()).collect();
+        assert_ne!(first, second, "paging shows other topics");
+    }
+}

@@ -1,0 +1,856 @@
+//! The topology canvas, drawn from any model's neutral `View`: producers, one box per broker with
+//! its state lines (a RocketMQ broker shows each topic's table entry, and the line flashes when a
+//! heartbeat overwrites it), partitions as logs of cells, assignment edges, consumers with a mark
+//! when their own subscription differs from what the broker applies, heartbeats travelling as
+//! pulses, and message dots travelling along the edges.
+//!
+//! One meaning per colour (`palette`): hues are tags or keys; a cell's fate is its shape (filled =
+//! consumed, outline = waiting, crossed = skipped, dashed = retrying, dark = dead-lettered) and a
+//! dropped dot turns into a cross and fades. Canvas only, no DOM node per message; the geometry
+//! comes from `layout`, which is tested at every size.
+
+mod layout;
+mod palette;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::f64::consts::PI;
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+pub use layout::{Layout, Pages, Rect, Target};
+
+use super::track::{DotKind, Tracker, DOT_MS};
+use crate::sim::engine::Millis;
+use crate::sim::model::{Cell, ConsumerState, Fate, MarkKind, MsgId, Simulation, View};
+
+/// A state line flashes this long (wall ms) after it changed.
+const FLASH_MS: f64 = 1600.0;
+
+/// The visible cells of one row, for clicks and keyboard focus.
+struct RowCells {
+    partition: u32,
+    bar: Rect,
+    cell_w: f64,
+    cells: Vec<Cell>,
+}
+
+/// Keyboard focus on the canvas: a target, and for a partition row a cell in it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Focus {
+    target: usize,
+    cell: Option<usize>,
+}
+
+#[derive(Default)]
+struct CanvasState {
+    pages: Pages,
+    layout: Option<Layout>,
+    targets: Vec<(Target, Rect)>,
+    target_keys: Vec<Option<String>>,
+    rows: Vec<RowCells>,
+    /// (broker, line) → (the `changed_at` seen, wall time the flash started).
+    flashes: BTreeMap<(usize, usize), (Millis, f64)>,
+    focus: Option<Focus>,
+    highlight: Option<String>,
+}
+
+thread_local! {
+    static STATE: RefCell<CanvasState> = RefCell::new(CanvasState::default());
+}
+
+/// What one frame drew.
+pub struct Drawn {
+    pub dots: usize,
+    /// Something is still animating (a flash): draw again next frame even when paused.
+    pub busy: bool,
+}
+
+/// What a click or a key press on the canvas asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Act {
+    /// Show this message's provenance.
+    Open(MsgId),
+    /// A "+N more" row turned its page: redraw.
+    Paged,
+    /// Focus moved: announce this.
+    Focused(String),
+    Nothing,
+}
+
+fn ctx2d(el: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    el.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+}
+
+fn rounded(ctx: &CanvasRenderingContext2d, r: Rect, radius: f64) {
+    let rad = radius.min(r.h / 2.0).min(r.w / 2.0);
+    ctx.begin_path();
+    ctx.move_to(r.x + rad, r.y);
+    ctx.line_to(r.right() - rad, r.y);
+    ctx.quadratic_curve_to(r.right(), r.y, r.right(), r.y + rad);
+    ctx.line_to(r.right(), r.bottom() - rad);
+    ctx.quadratic_curve_to(r.right(), r.bottom(), r.right() - rad, r.bottom());
+    ctx.line_to(r.x + rad, r.bottom());
+    ctx.quadratic_curve_to(r.x, r.bottom(), r.x, r.bottom() - rad);
+    ctx.line_to(r.x, r.y + rad);
+    ctx.quadratic_curve_to(r.x, r.y, r.x + rad, r.y);
+    ctx.close_path();
+}
+
+/// `text`, shortened with "…" until it fits `max_w` at the context's current font.
+fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
+    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(s.len() as f64 * 7.0);
+    if max_w <= 0.0 {
+        return String::new();
+    }
+    if width(text) <= max_w {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let (mut lo, mut hi) = (0usize, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let s: String = chars[..mid].iter().collect::<String>() + "…";
+        if width(&s) <= max_w {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if lo == 0 {
+        return String::new();
+    }
+    chars[..lo].iter().collect::<String>() + "…"
+}
+
+/// `text` broken into at most `max_lines` lines of at most `max_w` (the last one shortened with
+/// "…" if it still does not fit).
+fn wrap(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64, max_lines: usize) -> Vec<String> {
+    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(s.len() as f64 * 7.0);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let words: Vec<&str> = text.split(' ').collect();
+    for (i, w) in words.iter().enumerate() {
+        let candidate = if cur.is_empty() { w.to_string() } else { format!("{cur} {w}") };
+        if width(&candidate) <= max_w || cur.is_empty() {
+            cur = candidate;
+            continue;
+        }
+        lines.push(std::mem::take(&mut cur));
+        if lines.len() == max_lines {
+            // No room left: the rest goes on the last line, shortened.
+            let rest = words[i..].join(" ");
+            let last = lines.pop().unwrap_or_default();
+            lines.push(fit(ctx, &format!("{last} {rest}"), max_w));
+            return lines;
+        }
+        cur = w.to_string();
+    }
+    if !cur.is_empty() {
+        lines.push(fit(ctx, &cur, max_w));
+    }
+    lines
+}
+
+fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
+    let t = fit(ctx, s, max_w);
+    if !t.is_empty() {
+        let _ = ctx.fill_text(&t, x, y);
+    }
+}
+
+fn font(ctx: &CanvasRenderingContext2d, size: f64, weight: &str) {
+    ctx.set_font(&format!("{weight} {size:.1}px system-ui, sans-serif"));
+}
+
+fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
+    let mx = (p0.0 + p1.0) / 2.0;
+    let u = 1.0 - t;
+    let x = u * u * u * p0.0 + 3.0 * u * u * t * mx + 3.0 * u * t * t * mx + t * t * t * p1.0;
+    let y = u * u * u * p0.1 + 3.0 * u * u * t * p0.1 + 3.0 * u * t * t * p1.1 + t * t * t * p1.1;
+    (x, y)
+}
+
+/// Draws one cell in the style of its fate.
+fn draw_cell(ctx: &CanvasRenderingContext2d, c: &Cell, r: Rect, font_px: f64) {
+    let col = palette::tag(c.key);
+    ctx.set_line_dash(&js_sys::Array::new()).ok();
+    match c.fate {
+        Fate::Consumed => {
+            ctx.set_fill_style_str(col);
+            ctx.fill_rect(r.x, r.y, r.w, r.h);
+        }
+        Fate::Pending => {
+            ctx.set_stroke_style_str(col);
+            ctx.set_line_width(1.2);
+            ctx.stroke_rect(r.x + 0.6, r.y + 0.6, (r.w - 1.2).max(0.5), (r.h - 1.2).max(0.5));
+        }
+        Fate::Skipped => {
+            ctx.set_stroke_style_str(col);
+            ctx.set_line_width(1.2);
+            ctx.stroke_rect(r.x + 0.6, r.y + 0.6, (r.w - 1.2).max(0.5), (r.h - 1.2).max(0.5));
+            ctx.set_stroke_style_str(palette::INK);
+            ctx.set_line_width(1.0);
+            ctx.begin_path();
+            ctx.move_to(r.x + 1.0, r.y + 1.0);
+            ctx.line_to(r.right() - 1.0, r.bottom() - 1.0);
+            ctx.move_to(r.right() - 1.0, r.y + 1.0);
+            ctx.line_to(r.x + 1.0, r.bottom() - 1.0);
+            ctx.stroke();
+        }
+        Fate::Retrying => {
+            let dash = js_sys::Array::of2(&2.0.into(), &2.0.into());
+            ctx.set_line_dash(&dash).ok();
+            ctx.set_stroke_style_str(col);
+            ctx.set_line_width(1.4);
+            ctx.stroke_rect(r.x + 0.7, r.y + 0.7, (r.w - 1.4).max(0.5), (r.h - 1.4).max(0.5));
+            ctx.set_line_dash(&js_sys::Array::new()).ok();
+        }
+        Fate::DeadLettered => {
+            ctx.set_fill_style_str(palette::INK);
+            ctx.fill_rect(r.x, r.y, r.w, r.h);
+            ctx.set_fill_style_str(col);
+            ctx.fill_rect(r.x, r.y, r.w, (r.h * 0.25).max(1.0));
+        }
+    }
+    // The SQL92 verdict that skipped it, when there is room for a letter.
+    if let Some(note) = c.note {
+        if r.w >= font_px * 0.75 && r.h >= font_px * 0.9 {
+            let letter = match note {
+                "FALSE" => "F",
+                "NULL" => "N",
+                "EVAL_ERROR" => "E",
+                "BLOOM_MISS" => "B",
+                _ => "?",
+            };
+            font(ctx, (font_px * 0.75).min(r.h - 2.0), "700");
+            ctx.set_text_align("center");
+            ctx.set_fill_style_str(palette::INK);
+            let _ = ctx.fill_text(letter, r.x + r.w / 2.0, r.mid_y());
+            ctx.set_text_align("left");
+        }
+    }
+}
+
+fn draw_cross(ctx: &CanvasRenderingContext2d, x: f64, y: f64, s: f64) {
+    ctx.move_to(x - s, y - s);
+    ctx.line_to(x + s, y + s);
+    ctx.move_to(x + s, y - s);
+    ctx.line_to(x - s, y + s);
+}
+
+/// Draws the model. `clock` is the animation clock (ms) dots move by; `wall` is the page's clock
+/// (ms), for flashes that play out even while paused.
+pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f64, wall: f64) -> Drawn {
+    let idle = Drawn { dots: 0, busy: false };
+    let Some(win) = web_sys::window() else { return idle };
+    let dpr = win.device_pixel_ratio().max(1.0);
+    let cw = el.client_width().max(200) as f64;
+    let ch = el.client_height().max(160) as f64;
+    let (pw, ph) = ((cw * dpr).round() as u32, (ch * dpr).round() as u32);
+    if el.width() != pw || el.height() != ph {
+        el.set_width(pw);
+        el.set_height(ph);
+    }
+    let Some(ctx) = ctx2d(el) else { return idle };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.set_fill_style_str(palette::BG);
+    ctx.fill_rect(0.0, 0.0, cw, ch);
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("left");
+
+    let view = sim.view();
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        let l = layout::layout(&view, cw, ch, &st.pages);
+        let (busy, slots) = paint(&ctx, sim, &view, &l, t, clock, wall, &mut st);
+        let dots = paint_dots(&ctx, &view, &l, t, clock, slots);
+        st.targets = l.targets();
+        st.target_keys = st.targets.iter().map(|(tg, _)| tg.key(&view)).collect();
+        paint_focus(&ctx, &st, &l);
+        st.layout = Some(l);
+        Drawn { dots, busy }
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn paint(
+    ctx: &CanvasRenderingContext2d,
+    sim: &dyn Simulation,
+    view: &View,
+    l: &Layout,
+    _t: &Tracker,
+    _clock: f64,
+    wall: f64,
+    st: &mut CanvasState,
+) -> (bool, f64) {
+    let f = l.font;
+    let mut busy = false;
+
+    // Producers.
+    for &(i, r) in &l.producers {
+        let p = &view.producers[i];
+        rounded(ctx, r, 6.0);
+        ctx.set_fill_style_str(palette::BOX);
+        ctx.fill();
+        ctx.set_stroke_style_str(palette::EDGE);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        font(ctx, f, "600");
+        ctx.set_fill_style_str(palette::INK);
+        let two = r.h >= 2.0 * f + 6.0;
+        text(ctx, &p.name, r.x + 6.0, if two { r.y + r.h * 0.32 } else { r.mid_y() }, r.w - 12.0);
+        if two {
+            font(ctx, f * 0.92, "400");
+            ctx.set_fill_style_str(palette::MUTED);
+            text(ctx, &format!("sent {}", p.sent), r.x + 6.0, r.y + r.h * 0.72, r.w - 12.0);
+        }
+    }
+
+    // Brokers: box, name, state lines (flash when they change).
+    for b in &l.brokers {
+        let bv = &view.brokers[b.index];
+        rounded(ctx, b.rect, 8.0);
+        ctx.set_fill_style_str(palette::BOX);
+        ctx.fill();
+        ctx.set_stroke_style_str(palette::LINE);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        font(ctx, f * 1.05, "700");
+        ctx.set_fill_style_str(palette::INK);
+        text(ctx, &format!("Broker {}", bv.name), b.name_rect.x, b.name_rect.mid_y(), b.name_rect.w);
+        for &(li, r) in &b.lines {
+            let line = &bv.lines[li];
+            let mut alpha = 0.0;
+            if let Some(changed) = line.changed_at {
+                let entry = st.flashes.entry((b.index, li)).or_insert((changed, f64::MIN));
+                if entry.0 != changed {
+                    *entry = (changed, wall);
+                }
+                alpha = (1.0 - (wall - entry.1) / FLASH_MS).clamp(0.0, 1.0);
+                busy |= alpha > 0.0;
+            }
+            if alpha > 0.0 {
+                ctx.set_global_alpha(alpha * 0.9);
+                ctx.set_fill_style_str(palette::INK);
+                ctx.fill_rect(r.x - 3.0, r.y, r.w + 6.0, r.h);
+                ctx.set_global_alpha(1.0);
+            }
+            let inverted = alpha > 0.45;
+            font(ctx, f, if line.alert { "700" } else { "400" });
+            ctx.set_fill_style_str(if inverted { palette::BG } else { palette::INK });
+            let s = if line.alert { format!("⚠ {}", line.text) } else { line.text.clone() };
+            let lh = f + 4.0;
+            let n = ((r.h / lh).round() as usize).max(1);
+            let parts = wrap(ctx, &s, r.w, n);
+            let top = r.mid_y() - (parts.len() as f64 - 1.0) * lh / 2.0;
+            for (k, part) in parts.iter().enumerate() {
+                let _ = ctx.fill_text(part, r.x, top + k as f64 * lh);
+            }
+        }
+        if b.more_lines > 0 {
+            if let Some(&(_, last)) = b.lines.last() {
+                font(ctx, f * 0.9, "400");
+                ctx.set_fill_style_str(palette::MUTED);
+                text(ctx, &format!("+{} more entries (Inspector)", b.more_lines), last.x, last.bottom() + last.h / 2.0, last.w);
+            }
+        }
+    }
+
+    // Topic titles.
+    for title in &l.titles {
+        font(ctx, f * 0.95, "600");
+        ctx.set_fill_style_str(palette::MUTED);
+        text(ctx, &title.text, title.rect.x, title.rect.mid_y(), title.rect.w);
+    }
+
+    // Partition rows: label, log of cells, offset marks, "log end · committed". Cells share one
+    // width across rows, sized to the longest visible log (short logs get wide cells).
+    st.rows.clear();
+    let longest = l
+        .rows
+        .iter()
+        .map(|row| {
+            let p = &view.topics[row.topic].partitions[row.index];
+            p.log_end.saturating_sub(p.log_start).min(l.max_cells)
+        })
+        .max()
+        .unwrap_or(0);
+    let slots = (longest as f64).max(12.0);
+    for row in &l.rows {
+        let p = &view.topics[row.topic].partitions[row.index];
+        let unowned = p.owners.is_empty() && p.unowned_reason.is_some();
+        font(ctx, f, if unowned { "italic 400" } else { "400" });
+        ctx.set_fill_style_str(palette::INK);
+        let label = if unowned { format!("{} (no owner)", row.label) } else { row.label.clone() };
+        text(ctx, &label, row.label_rect.x, row.label_rect.mid_y(), row.label_rect.w);
+        let bar = row.bar;
+        ctx.set_fill_style_str(palette::BG);
+        ctx.fill_rect(bar.x, bar.y, bar.w, bar.h);
+        if unowned {
+            let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
+            ctx.set_line_dash(&dash).ok();
+            ctx.set_stroke_style_str(palette::INK);
+            ctx.set_line_width(1.5);
+        } else {
+            ctx.set_stroke_style_str(palette::LINE);
+            ctx.set_line_width(1.0);
+        }
+        ctx.stroke_rect(bar.x, bar.y, bar.w, bar.h);
+        ctx.set_line_dash(&js_sys::Array::new()).ok();
+        let start = p.log_end.saturating_sub(l.max_cells).max(p.log_start);
+        let cells = sim.cells(p.id, start, p.log_end);
+        let cell_w = bar.w / slots;
+        let gap = if cell_w >= 4.0 { 1.0 } else { 0.0 };
+        for (k, c) in cells.iter().enumerate() {
+            let r = Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
+            draw_cell(ctx, c, r, f);
+        }
+        for m in &p.marks {
+            if m.offset < start || m.offset > p.log_end {
+                continue;
+            }
+            let x = bar.x + ((m.offset - start) as f64).min(slots) * cell_w;
+            ctx.set_stroke_style_str(palette::INK);
+            ctx.set_line_width(2.0);
+            ctx.begin_path();
+            match m.kind {
+                MarkKind::Committed => {
+                    ctx.move_to(x, bar.y - 2.0);
+                    ctx.line_to(x, bar.bottom() + 2.0);
+                }
+                MarkKind::Position => {
+                    ctx.move_to(x - 3.0, bar.bottom() + 3.0);
+                    ctx.line_to(x, bar.bottom() - 1.0);
+                    ctx.line_to(x + 3.0, bar.bottom() + 3.0);
+                }
+                MarkKind::HighWatermark => {
+                    ctx.move_to(x - 3.0, bar.y - 3.0);
+                    ctx.line_to(x, bar.y + 1.0);
+                    ctx.line_to(x + 3.0, bar.y - 3.0);
+                }
+            }
+            ctx.stroke();
+        }
+        let committed = p.marks.iter().filter(|m| m.kind == MarkKind::Committed).map(|m| m.offset).min();
+        font(ctx, f * 0.9, "400");
+        ctx.set_fill_style_str(palette::MUTED);
+        let info = format!("{} · {}", p.log_end, committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into()));
+        text(ctx, &info, row.info.x, row.info.mid_y(), row.info.w);
+        if let Some(badge) = &p.badge {
+            font(ctx, f * 0.8, "600");
+            ctx.set_fill_style_str(palette::INK);
+            text(ctx, badge, bar.x + 2.0, bar.y - f * 0.1, bar.w * 0.5);
+        }
+        st.rows.push(RowCells { partition: p.id, bar, cell_w, cells });
+    }
+
+    // "+N more" rows.
+    for m in &l.mores {
+        font(ctx, f * 0.92, "600");
+        ctx.set_fill_style_str(palette::INK);
+        let what = if m.list == "consumers" { "consumers" } else if m.list.ends_with(":topics") { "topics" } else { "partitions" };
+        let s = if m.wraps { format!("▸ {} more {what} · back to the first", m.hidden) } else { format!("▸ {} more {what} · next", m.hidden) };
+        rounded(ctx, m.rect, 4.0);
+        ctx.set_stroke_style_str(palette::LINE);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        text(ctx, &s, m.rect.x + 6.0, m.rect.mid_y(), m.rect.w - 12.0);
+    }
+
+    // Assignment edges: partition row → owner.
+    ctx.set_stroke_style_str(palette::EDGE);
+    ctx.set_line_width(1.4);
+    for row in &l.rows {
+        let p = &view.topics[row.topic].partitions[row.index];
+        for &o in &p.owners {
+            let Some(c) = l.consumer_rect(o as usize) else { continue };
+            let (x0, y0) = (row.info.right(), row.rect.mid_y());
+            let (x1, y1) = (c.x, c.mid_y());
+            let mx = (x0 + x1) / 2.0;
+            ctx.begin_path();
+            ctx.move_to(x0, y0);
+            ctx.bezier_curve_to(mx, y0, mx, y1, x1, y1);
+            ctx.stroke();
+        }
+    }
+
+    // Consumers.
+    for &(i, r) in &l.consumers {
+        let c = &view.consumers[i];
+        let running = c.state == ConsumerState::Running;
+        rounded(ctx, r, 8.0);
+        ctx.set_fill_style_str(if running { palette::BG } else { palette::BOX_OFF });
+        ctx.fill();
+        if !running {
+            let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
+            ctx.set_line_dash(&dash).ok();
+        }
+        ctx.set_stroke_style_str(if running { palette::INK } else { palette::FAINT });
+        ctx.set_line_width(if running { 1.5 } else { 1.0 });
+        ctx.stroke();
+        ctx.set_line_dash(&js_sys::Array::new()).ok();
+        let lh = f + 4.0;
+        let mut y = r.y + 5.0 + lh / 2.0;
+        let inner = r.w - 14.0;
+        font(ctx, f, "700");
+        ctx.set_fill_style_str(palette::INK);
+        let head = if running { c.name.clone() } else { format!("{} · {}", c.name, c.state.label()) };
+        let head = if c.mismatch.is_some() { format!("⚠ {head}") } else { head };
+        text(ctx, &head, r.x + 7.0, y, inner);
+        let mut lines: Vec<(String, &str, &str)> = Vec::new();
+        if let Some(m) = &c.mismatch {
+            lines.push((m.clone(), "700", palette::INK));
+        }
+        lines.push((c.subscription.clone(), "400", palette::MUTED));
+        for sl in &c.lines {
+            lines.push((sl.text.clone(), if sl.alert { "700" } else { "400" }, palette::INK));
+        }
+        lines.push((format!("consumed {}", c.consumed), "400", palette::MUTED));
+        let room = ((r.bottom() - y - lh * 0.5) / lh).floor().max(0.0) as usize;
+        let mut budget = room;
+        for (k, (s, weight, colour)) in lines.iter().enumerate() {
+            if budget == 0 {
+                break;
+            }
+            font(ctx, f * 0.92, weight);
+            // The mismatch may take two lines when there is room for the rest too.
+            let spare = budget.saturating_sub(lines.len() - k - 1);
+            let parts = wrap(ctx, s, inner, spare.clamp(1, 2));
+            for part in parts {
+                if budget == 0 {
+                    break;
+                }
+                y += lh;
+                budget -= 1;
+                ctx.set_fill_style_str(colour);
+                let _ = ctx.fill_text(&part, r.x + 7.0, y);
+            }
+        }
+    }
+
+    // Tag key along the bottom.
+    font(ctx, f * 0.92, "400");
+    let mut x = l.key.x;
+    let y = l.key.mid_y();
+    for (k, label) in view.labels.iter().enumerate() {
+        let w = ctx.measure_text(label).map(|m| m.width()).unwrap_or(40.0);
+        if x + 14.0 + w > l.key.right() {
+            ctx.set_fill_style_str(palette::MUTED);
+            let _ = ctx.fill_text("…", x, y);
+            break;
+        }
+        ctx.set_fill_style_str(palette::tag(k as u32));
+        ctx.fill_rect(x, y - 5.0, 10.0, 10.0);
+        ctx.set_fill_style_str(palette::INK);
+        let _ = ctx.fill_text(label, x + 14.0, y);
+        x += 14.0 + w + 14.0;
+    }
+    (busy, slots)
+}
+
+/// Dots and heartbeat pulses in flight. Returns how many were drawn.
+fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Tracker, clock: f64, slots: f64) -> usize {
+    let r = (l.font * 0.36).clamp(3.5, 6.0);
+    let mut drawn = 0;
+    // Heartbeats: consumer → broker, a ring; a diamond when it overwrote broker-side state.
+    ctx.set_stroke_style_str(palette::EDGE);
+    ctx.set_line_width(1.5);
+    for p in &t.pulses {
+        let (Some(c), Some(b)) = (l.consumer_rect(p.consumer as usize), l.brokers.iter().find(|b| b.index == p.broker as usize)) else {
+            continue;
+        };
+        let k = ((clock - p.born) / DOT_MS).clamp(0.0, 1.0);
+        let (x0, y0) = (c.x, c.y + 8.0);
+        let (x1, y1) = (b.rect.right(), b.name_rect.mid_y());
+        let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
+        ctx.begin_path();
+        if p.overwrite {
+            ctx.move_to(x, y - r * 1.4);
+            ctx.line_to(x + r * 1.4, y);
+            ctx.line_to(x, y + r * 1.4);
+            ctx.line_to(x - r * 1.4, y);
+            ctx.close_path();
+            ctx.set_fill_style_str(palette::INK);
+            ctx.fill();
+        } else {
+            let _ = ctx.arc(x, y, r, 0.0, 2.0 * PI);
+            ctx.stroke();
+        }
+        drawn += 1;
+    }
+    // Messages: one path per colour key.
+    let mut by_key: BTreeMap<u32, Vec<(f64, f64, bool, f64)>> = BTreeMap::new();
+    for d in &t.dots {
+        let Some(row) = l.row_of(d.partition) else { continue };
+        let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);
+        let ry = row.rect.mid_y();
+        let from = (row.info.right(), ry);
+        let to = l.consumer_rect(d.consumer as usize).map(|c| (c.x, c.mid_y())).unwrap_or(from);
+        let part = view.topics[row.topic].partitions.get(row.index);
+        let start = part.map(|p| p.log_end.saturating_sub(l.max_cells).max(p.log_start)).unwrap_or(0);
+        let (x, y, dropped, alpha) = match d.kind {
+            DotKind::Stored => {
+                let (px, py) = l.producer_rect(d.producer as usize).map(|r| (r.right(), r.mid_y())).unwrap_or((row.bar.x, ry));
+                let qx = row.bar.x + ((d.offset.saturating_sub(start)) as f64 + 0.5).min(slots) * (row.bar.w / slots);
+                (px + (qx - px) * p, py + (ry - py) * p, false, 0.55)
+            }
+            DotKind::Delivered => {
+                let (x, y) = bezier(from, to, p);
+                (x, y, false, 1.0)
+            }
+            DotKind::BrokerFiltered => {
+                // Leaves the partition, turns into a cross a quarter of the way, and fades.
+                let (x, y) = bezier(from, to, p.min(0.25));
+                (x, y + (p - 0.25).max(0.0) * 30.0, p > 0.25, 1.0 - (p - 0.25).max(0.0) / 0.75)
+            }
+            DotKind::ClientFiltered => {
+                // Reaches the consumer, then becomes a cross below it and fades.
+                let (x, y) = bezier(from, to, (p / 0.6).min(1.0));
+                (x, y + (p - 0.6).max(0.0) * 40.0, p > 0.6, 1.0 - (p - 0.6).max(0.0) / 0.4)
+            }
+        };
+        by_key.entry(d.key).or_default().push((x, y, dropped, alpha));
+    }
+    for (key, pts) in by_key {
+        let col = palette::tag(key);
+        ctx.set_fill_style_str(col);
+        ctx.set_stroke_style_str(col);
+        ctx.begin_path();
+        for &(x, y, dropped, _) in &pts {
+            if !dropped {
+                ctx.move_to(x + r, y);
+                let _ = ctx.arc(x, y, r, 0.0, 2.0 * PI);
+            }
+        }
+        ctx.fill();
+        ctx.set_line_width(2.0);
+        for &(x, y, dropped, alpha) in &pts {
+            if dropped {
+                ctx.set_global_alpha(alpha.clamp(0.0, 1.0));
+                ctx.begin_path();
+                draw_cross(ctx, x, y, r);
+                ctx.stroke();
+            }
+        }
+        ctx.set_global_alpha(1.0);
+        drawn += pts.len();
+    }
+    drawn
+}
+
+/// The keyboard focus ring and the tour's highlight.
+fn paint_focus(ctx: &CanvasRenderingContext2d, st: &CanvasState, l: &Layout) {
+    ctx.set_stroke_style_str(palette::FOCUS);
+    if let Some(key) = &st.highlight {
+        if let Some(r) = st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1) {
+            ctx.set_line_width(3.0);
+            rounded(ctx, Rect::new(r.x - 4.0, r.y - 3.0, r.w + 8.0, r.h + 6.0), 8.0);
+            ctx.stroke();
+        }
+    }
+    if let Some(fo) = &st.focus {
+        let Some((target, r)) = st.targets.get(fo.target) else { return };
+        let r = match (target, fo.cell) {
+            (Target::Partition(pid), Some(k)) => st
+                .rows
+                .iter()
+                .find(|row| row.partition == *pid)
+                .map(|row| Rect::new(row.bar.x + k as f64 * row.cell_w - 1.0, row.bar.y - 1.0, row.cell_w + 2.0, row.bar.h + 2.0))
+                .unwrap_or(*r),
+            _ => *r,
+        };
+        ctx.set_line_width(2.5);
+        let dash = js_sys::Array::of2(&3.0.into(), &2.0.into());
+        ctx.set_line_dash(&dash).ok();
+        ctx.stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
+        ctx.set_line_dash(&js_sys::Array::new()).ok();
+    }
+    let _ = l;
+}
+
+/// What is at canvas CSS pixel (x, y) in the last drawn frame, acted on.
+pub fn click(x: f64, y: f64) -> Act {
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        for row in &st.rows {
+            if row.bar.contains(x, y) && row.cell_w > 0.0 {
+                let k = ((x - row.bar.x) / row.cell_w).floor() as usize;
+                if let Some(c) = row.cells.get(k) {
+                    return Act::Open(c.msg);
+                }
+            }
+        }
+        let hit = st.targets.iter().find(|(_, r)| r.contains(x, y)).map(|(t, _)| t.clone());
+        match hit {
+            Some(Target::More(list)) => {
+                turn_page(&mut st, &list);
+                Act::Paged
+            }
+            _ => Act::Nothing,
+        }
+    })
+}
+
+fn turn_page(st: &mut CanvasState, list: &str) {
+    let Some(more) = st.layout.as_ref().and_then(|l| l.mores.iter().find(|m| m.list == list)) else { return };
+    let cur = st.pages.get(list).copied().unwrap_or(0);
+    let next = if more.wraps { 0 } else { cur + more.shown.max(1) };
+    st.pages.insert(list.to_string(), next);
+}
+
+/// Sets (or clears) the tour's highlight, by target key (`broker:<name>`, `consumer:<name>`...).
+pub fn set_highlight(key: Option<String>) {
+    STATE.with(|st| st.borrow_mut().highlight = key);
+}
+
+/// Where a target was drawn in the last frame (CSS px in the canvas), for placing a caption.
+pub fn rect_of(key: &str) -> Option<Rect> {
+    STATE.with(|st| {
+        let st = st.borrow();
+        st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1)
+    })
+}
+
+/// Starts over: pages and focus of the previous scenario no longer apply.
+pub fn reset() {
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        st.pages.clear();
+        st.focus = None;
+        st.flashes.clear();
+    });
+}
+
+fn describe_target(st: &CanvasState, view_text: &dyn Fn(&Target) -> String, fo: &Focus) -> String {
+    let Some((target, _)) = st.targets.get(fo.target) else { return String::new() };
+    match (target, fo.cell) {
+        (Target::Partition(pid), Some(k)) => {
+            let Some(row) = st.rows.iter().find(|r| r.partition == *pid) else { return view_text(target) };
+            match row.cells.get(k) {
+                Some(c) => format!(
+                    "{}: offset {}, {}{}, {}. Enter shows its provenance.",
+                    view_text(target),
+                    c.offset,
+                    c.label.as_deref().map(|l| format!("tag {l}")).unwrap_or_else(|| "no tag".into()),
+                    c.note.map(|n| format!(" ({n})")).unwrap_or_default(),
+                    match c.fate {
+                        Fate::Pending => "waiting",
+                        Fate::Consumed => "consumed",
+                        Fate::Skipped => "skipped: lost for the group",
+                        Fate::Retrying => "retrying",
+                        Fate::DeadLettered => "dead-lettered",
+                    }
+                ),
+                None => view_text(target),
+            }
+        }
+        _ => view_text(target),
+    }
+}
+
+/// A key press while the canvas has focus: arrows move between elements (up/down) and between a
+/// row's cells (left/right), Enter opens a cell's provenance or turns a "+N more" page.
+pub fn key(key: &str, sim: &dyn Simulation) -> Act {
+    let view = sim.view();
+    let name = |t: &Target| -> String {
+        match t {
+            Target::Broker(i) => {
+                let b = &view.brokers[*i];
+                let lines: Vec<&str> = b.lines.iter().map(|l| l.text.as_str()).collect();
+                format!("Broker {}. {}", b.name, lines.join(". "))
+            }
+            Target::Consumer(i) => {
+                let c = &view.consumers[*i];
+                format!(
+                    "Consumer {}, {}. Subscribes {}. {}Consumed {}.",
+                    c.name,
+                    c.state.label(),
+                    c.subscription,
+                    c.mismatch.as_ref().map(|m| format!("Mismatch: {m}. ")).unwrap_or_default(),
+                    c.consumed
+                )
+            }
+            Target::Producer(i) => format!("Producer {}, sent {}", view.producers[*i].name, view.producers[*i].sent),
+            Target::Partition(pid) => view
+                .topics
+                .iter()
+                .find_map(|t| t.partitions.iter().find(|p| p.id == *pid).map(|p| (t, p)))
+                .map(|(t, p)| {
+                    let owners: Vec<&str> = p.owners.iter().filter_map(|o| view.consumers.get(*o as usize)).map(|c| c.name.as_str()).collect();
+                    format!(
+                        "{} {}: {} messages, owner {}",
+                        t.name,
+                        p.label,
+                        p.log_end,
+                        if owners.is_empty() { p.unowned_reason.clone().unwrap_or_else(|| "none".into()) } else { owners.join(", ") }
+                    )
+                })
+                .unwrap_or_default(),
+            Target::More(list) => format!("More items of {list}. Enter shows the next page."),
+        }
+    };
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        let n = st.targets.len();
+        if n == 0 {
+            return Act::Nothing;
+        }
+        let mut fo = st.focus.clone().unwrap_or_default();
+        fo.target = fo.target.min(n - 1);
+        let is_row = matches!(st.targets[fo.target].0, Target::Partition(_));
+        let row_len = |st: &CanvasState, fo: &Focus| match &st.targets[fo.target].0 {
+            Target::Partition(pid) => st.rows.iter().find(|r| r.partition == *pid).map(|r| r.cells.len()).unwrap_or(0),
+            _ => 0,
+        };
+        match key {
+            "ArrowDown" => {
+                fo.target = (fo.target + 1) % n;
+                fo.cell = None;
+            }
+            "ArrowUp" => {
+                fo.target = (fo.target + n - 1) % n;
+                fo.cell = None;
+            }
+            "ArrowRight" if is_row => {
+                let len = row_len(&st, &fo);
+                if len > 0 {
+                    fo.cell = Some(fo.cell.map(|c| (c + 1).min(len - 1)).unwrap_or(len - 1));
+                }
+            }
+            "ArrowLeft" if is_row => {
+                let len = row_len(&st, &fo);
+                if len > 0 {
+                    fo.cell = Some(fo.cell.map(|c| c.saturating_sub(1)).unwrap_or(len - 1));
+                }
+            }
+            "Home" => fo = Focus::default(),
+            "Enter" | " " => {
+                let target = st.targets[fo.target].0.clone();
+                return match (target, fo.cell) {
+                    (Target::Partition(pid), Some(k)) => st
+                        .rows
+                        .iter()
+                        .find(|r| r.partition == pid)
+                        .and_then(|r| r.cells.get(k))
+                        .map(|c| Act::Open(c.msg))
+                        .unwrap_or(Act::Nothing),
+                    (Target::More(list), _) => {
+                        turn_page(&mut st, &list);
+                        Act::Paged
+                    }
+                    (t, _) => Act::Focused(name(&t)),
+                };
+            }
+            "Escape" => {
+                st.focus = None;
+                return Act::Focused(String::new());
+            }
+            _ => return Act::Nothing,
+        }
+        let text = describe_target(&st, &name, &fo);
+        st.focus = Some(fo);
+        Act::Focused(text)
+    })
+}

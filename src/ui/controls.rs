@@ -1,0 +1,278 @@
+//! The top bar (preset, playback, speed, pacing, clock) and the timeline: a scrubber with the
+//! story's chapter marks (sends, table overwrites, rebalances, stops, losses), each a button.
+
+use leptos::prelude::*;
+
+use super::state::{fmt_ms, Sim, PRESETS};
+use crate::sim::engine::Millis;
+use crate::sim::model::MomentKind;
+use crate::sim::story::Mark;
+
+fn speed_label(log: f64) -> String {
+    let s = 10f64.powf(log);
+    if s >= 1.0 {
+        format!("{}×", (s * 10.0).round() / 10.0)
+    } else {
+        format!("1/{}×", (1.0 / s).round())
+    }
+}
+
+/// The glyph of a chapter mark (shape, not colour, tells the kinds apart).
+fn glyph(kind: MomentKind) -> &'static str {
+    match kind {
+        MomentKind::Send => "▲",
+        MomentKind::Overwrite => "◆",
+        MomentKind::Rebalance => "⇄",
+        MomentKind::Stop => "■",
+        MomentKind::Loss => "✕",
+    }
+}
+
+#[component]
+pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    // The clock follows every frame (one text node).
+    let sim_now = move || {
+        sim.version.track();
+        sim.peek(|m| m.now()).unwrap_or(0)
+    };
+    let until_ms = move || {
+        sim.version.track();
+        sim.until()
+    };
+    let next_mark = move || {
+        sim.version.track();
+        sim.story_version.track();
+        let now = sim.peek(|m| m.now()).unwrap_or(0);
+        sim.story.with_value(|s| s.as_ref().and_then(|s| s.next_mark(now)).map(|m| (m.at, m.label())))
+    };
+    view! {
+        <header class="topbar">
+            <span class="brand">"mqviz"</span>
+            <label class="field">
+                <span class="sr-only">"Scenario"</span>
+                <select
+                    data-testid="preset-select"
+                    aria-label="Scenario preset"
+                    on:change=move |ev| {
+                        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                            sim.load(i);
+                        }
+                    }
+                >
+                    {PRESETS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| {
+                            view! {
+                                <option value=i.to_string() data-file=p.file selected=move || sim.preset.get() == i>
+                                    {p.label}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            <div class="buttons">
+                {move || {
+                    if sim.playing.get() {
+                        view! {
+                            <button data-testid="pause" class="primary" aria-keyshortcuts="Space" on:click=move |_| toggle_play()>
+                                "❚❚ Pause"
+                            </button>
+                        }
+                            .into_any()
+                    } else {
+                        view! {
+                            <button
+                                data-testid="play"
+                                class="primary"
+                                aria-keyshortcuts="Space"
+                                disabled=move || sim.at_end()
+                                on:click=move |_| toggle_play()
+                            >
+                                "▶ Play"
+                            </button>
+                        }
+                            .into_any()
+                    }
+                }}
+                <button
+                    data-testid="step-back"
+                    title="Back to the previous instant (←): restores a checkpoint and replays"
+                    aria-keyshortcuts="ArrowLeft"
+                    disabled=move || sim.now() == 0
+                    on:click=move |_| sim.step_back()
+                >
+                    "◂ Back"
+                </button>
+                <button
+                    data-testid="step"
+                    title="Run the next event (→)"
+                    aria-keyshortcuts="ArrowRight"
+                    disabled=move || sim.at_end()
+                    on:click=move |_| {
+                        sim.playing.set(false);
+                        sim.step();
+                    }
+                >
+                    "Step ▸"
+                </button>
+                <button
+                    data-testid="next-moment"
+                    aria-keyshortcuts="N"
+                    title=move || match next_mark() {
+                        Some((at, label)) => format!("Run to the next key moment (N): {label} at {}", fmt_ms(at)),
+                        None => "No key moment ahead".to_string(),
+                    }
+                    disabled=move || next_mark().is_none()
+                    on:click=move |_| sim.next_moment()
+                >
+                    "Next moment »"
+                </button>
+                <button data-testid="reset" title="Reload the scenario at t=0" on:click=move |_| sim.load(sim.preset.get_untracked())>
+                    "↺ Reset"
+                </button>
+            </div>
+            <label class="speed field">
+                <span>"Speed"</span>
+                <input
+                    type="range"
+                    data-testid="speed"
+                    aria-label="Simulation speed (log scale)"
+                    aria-valuetext=move || speed_label(sim.speed_log.get())
+                    min="-2"
+                    max="2"
+                    step="0.1"
+                    prop:value=move || sim.speed_log.get().to_string()
+                    on:input=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                            sim.speed_log.set(v.clamp(-2.0, 2.0));
+                        }
+                    }
+                />
+                <output class="speed-label">{move || speed_label(sim.speed_log.get())}</output>
+            </label>
+            <label class="field pacing" title="Slow down around key moments and skip stretches where nothing moves">
+                <input
+                    type="checkbox"
+                    data-testid="pacing"
+                    prop:checked=move || sim.pacing.get()
+                    on:change=move |ev| sim.pacing.set(event_target_checked(&ev))
+                />
+                <span>"Pace"</span>
+            </label>
+            <span
+                class="clock"
+                data-testid="sim-time"
+                role="timer"
+                aria-live="off"
+                data-ms=move || sim_now().to_string()
+                data-until=move || until_ms().to_string()
+                data-at-end=move || (sim_now() >= until_ms()).to_string()
+            >
+                {move || format!("t = {} / {}", fmt_ms(sim_now()), fmt_ms(until_ms()))}
+            </span>
+            <button class="help-btn" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" on:click=move |_| sim.show_help.update(|h| *h = !*h)>
+                "?"
+            </button>
+        </header>
+    }
+}
+
+/// Marks drawn as one button when they would overlap (closer than 1.6 % of the run).
+struct Cluster {
+    at: Millis,
+    kinds: Vec<String>,
+    glyphs: String,
+    labels: Vec<String>,
+}
+
+fn clusters(marks: &[Mark], until: Millis) -> Vec<Cluster> {
+    let near = (until as f64 * 0.016) as Millis;
+    let mut out: Vec<Cluster> = Vec::new();
+    for m in marks {
+        let label = format!("{} at {}", m.label(), fmt_ms(m.at));
+        let kind = format!("{:?}", m.kind).to_lowercase();
+        match out.last_mut() {
+            Some(c) if m.at.saturating_sub(c.at) <= near => {
+                if !c.kinds.contains(&kind) {
+                    c.kinds.push(kind);
+                    if c.glyphs.chars().count() < 2 {
+                        c.glyphs.push_str(glyph(m.kind));
+                    }
+                }
+                c.labels.push(label);
+            }
+            _ => out.push(Cluster { at: m.at, kinds: vec![kind], glyphs: glyph(m.kind).to_string(), labels: vec![label] }),
+        }
+    }
+    out
+}
+
+#[component]
+pub fn Timeline() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let sim_now = move || {
+        sim.version.track();
+        sim.peek(|m| m.now()).unwrap_or(0)
+    };
+    let until_ms = move || {
+        sim.version.track();
+        sim.until()
+    };
+    let marks = move || {
+        sim.story_version.track();
+        sim.story.with_value(|s| s.as_ref().map(|s| (s.until.max(1), s.marks.clone())).unwrap_or((1, Vec::new())))
+    };
+    view! {
+        <section class="timeline" aria-label="Timeline">
+            <input
+                class="scrub"
+                type="range"
+                data-testid="scrub"
+                aria-label="Simulated time"
+                aria-valuetext=move || fmt_ms(sim_now())
+                min="0"
+                max=move || until_ms().to_string()
+                step="100"
+                prop:value=move || sim_now().to_string()
+                on:input=move |ev| {
+                    if let Ok(t) = event_target_value(&ev).parse::<u64>() {
+                        sim.seek(t);
+                    }
+                }
+            />
+            <div class="marks" data-testid="chapter-marks" role="group" aria-label="Key moments">
+                {move || {
+                    let (until, marks) = marks();
+                    clusters(&marks, until)
+                        .into_iter()
+                        .map(|c| {
+                            let left = format!("left: {:.3}%", (c.at as f64 / until as f64 * 100.0).min(100.0));
+                            let label = c.labels.join("; ");
+                            let at = c.at;
+                            view! {
+                                <button
+                                    class="mark"
+                                    class:past=move || {
+                                        sim.version.track();
+                                        sim.peek(|m| m.now()).unwrap_or(0) >= at
+                                    }
+                                    data-kind=c.kinds.join(" ")
+                                    data-at=at.to_string()
+                                    style=left
+                                    title=label.clone()
+                                    aria-label=label
+                                    on:click=move |_| sim.seek(at)
+                                >
+                                    {c.glyphs}
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,200 @@
+//! One requestAnimationFrame loop for the whole page: advances simulated time by wall time ×
+//! speed while playing (paced by the story when pacing is on, and stopping at the tour's next
+//! step), reads the new log entries once, redraws the canvas and the plots at most once per frame,
+//! and feeds the `aria-live` region.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::announce;
+use super::canvas;
+use super::plots::{draw_backlog, draw_consumed};
+use super::state::Sim;
+use super::track::Tracker;
+
+/// Plots redraw at most this often while playing (and always at most once per frame).
+const PLOT_INTERVAL_MS: f64 = 100.0;
+/// The DOM panels follow the model at most this often while playing.
+const UI_INTERVAL_MS: f64 = 100.0;
+/// The live region speaks at most this often while playing.
+const ANNOUNCE_INTERVAL_MS: f64 = 1500.0;
+/// Frame-time samples kept for `window.__mqvizFrameMs` in bench mode.
+const FRAME_SAMPLES: u32 = 4000;
+
+type FrameCallback = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
+
+/// The canvases the frame loop draws.
+#[derive(Clone, Copy)]
+pub struct Canvases {
+    pub topology: NodeRef<leptos::html::Canvas>,
+    pub backlog: NodeRef<leptos::html::Canvas>,
+    pub consumed: NodeRef<leptos::html::Canvas>,
+}
+
+pub fn prefers_reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
+        .map(|m| m.matches())
+        .unwrap_or(false)
+}
+
+pub fn perf_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Sets `window[name] = value` (figures for the performance test).
+pub fn set_global(name: &str, value: &JsValue) {
+    if let Some(win) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&win, &JsValue::from_str(name), value);
+    }
+}
+
+/// Says what changed since the last announcement, if anything did.
+fn announce_changes(sim: Sim) {
+    let Some(view) = sim.peek(|m| m.view()) else { return };
+    let said = sim.announced.with_value(|prev| prev.as_ref().map(|p| announce::changes(p, &view)));
+    sim.announced.set_value(Some(view));
+    if let Some(s) = said.filter(|s| !s.is_empty()) {
+        sim.announce.set(s.join(". ") + ".");
+    }
+}
+
+pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
+    let reduced = prefers_reduced_motion();
+    let last_ts: Rc<Cell<Option<f64>>> = Rc::new(Cell::new(None));
+    let carry = Rc::new(Cell::new(0.0f64));
+    let clock = Rc::new(Cell::new(0.0f64));
+    let drawn_version = Rc::new(Cell::new(u64::MAX));
+    let busy = Rc::new(Cell::new(false));
+    let plotted = Rc::new(Cell::new((u64::MAX, 0u64, f64::MIN)));
+    let first = Rc::new(Cell::new(false));
+    let last_sync = Rc::new(Cell::new(f64::MIN));
+    let last_announce = Rc::new(Cell::new(f64::MIN));
+    let announced_version = Rc::new(Cell::new(u64::MAX));
+    let tracker = Rc::new(RefCell::new(Tracker::default()));
+    // A window resize changes canvas sizes: everything is redrawn on the next frame.
+    let resized = RwSignal::new(0u32);
+    let _ = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
+    let seen_resize = Rc::new(Cell::new(0u32));
+    let samples = js_sys::Array::new();
+    if bench {
+        set_global("__mqvizFrameMs", &samples);
+    }
+    let cb: FrameCallback = Rc::new(RefCell::new(None));
+    let cb2 = cb.clone();
+    *cb.borrow_mut() = Some(Closure::new(move |ts: f64| {
+        let t0 = perf_now();
+        let prev = last_ts.replace(Some(ts));
+        let dt = prev.map(|p| (ts - p).clamp(0.0, 100.0)).unwrap_or(0.0);
+        let playing = sim.playing.get_untracked();
+        if playing {
+            let now = sim.peek(|m| m.now()).unwrap_or(0);
+            let speed = sim.speed();
+            let paced = if sim.pacing.get_untracked() {
+                sim.story.with_value(|s| s.as_ref().map(|s| s.paced_advance(now, speed, dt)))
+            } else {
+                None
+            };
+            let adv = paced.unwrap_or(dt * speed) + carry.get();
+            let whole = adv.floor();
+            carry.set(adv - whole);
+            let until = sim.until();
+            // A running tour stops at its next step.
+            let stop_at = sim.tour.with_untracked(|t| {
+                t.as_ref().and_then(|t| t.pinned.get(t.step.map(|s| s + 1).unwrap_or(0)).map(|p| (p.at, t.step.map(|s| s + 1).unwrap_or(0))))
+            });
+            let mut target = (now + whole as u64).min(until);
+            let mut reached = None;
+            if let Some((at, k)) = stop_at {
+                if target >= at {
+                    target = at;
+                    reached = Some(k);
+                }
+            }
+            let done = sim
+                .mutate(|m| {
+                    m.run_until(target);
+                    m.now() >= until
+                })
+                .unwrap_or(true);
+            if let Some(k) = reached {
+                sim.playing.set(false);
+                sim.tour.update(|t| {
+                    if let Some(t) = t {
+                        t.step = Some(k);
+                    }
+                });
+                sim.sync_ui();
+            } else if done {
+                sim.playing.set(false);
+                sim.sync_ui();
+            } else if ts - last_sync.get() >= UI_INTERVAL_MS {
+                last_sync.set(ts);
+                sim.sync_ui();
+            }
+        } else {
+            carry.set(0.0);
+            sim.sync_ui();
+        }
+        let animate = playing && !reduced;
+        if animate {
+            clock.set(clock.get() + dt);
+        }
+        let v = sim.version.get_untracked();
+        let epoch = sim.epoch.get_value();
+        let rz = resized.get_untracked();
+        let resize_now = seen_resize.replace(rz) != rz;
+        let mut t = tracker.borrow_mut();
+        let mut dots = None;
+        sim.model.with_value(|m| {
+            let Some(m) = m else { return };
+            if v != drawn_version.get() || animate || resize_now || busy.get() {
+                t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
+                if let Some(el) = cv.topology.get_untracked() {
+                    let d = canvas::draw(&el, &**m, &t, clock.get(), ts);
+                    busy.set(d.busy);
+                    dots = Some(d.dots);
+                }
+            }
+        });
+        drawn_version.set(v);
+        let (pv, pe, pts) = plotted.get();
+        if resize_now || ((t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
+            if let Some(el) = cv.backlog.get_untracked() {
+                draw_backlog(&el, &t);
+            }
+            if let Some(el) = cv.consumed.get_untracked() {
+                draw_consumed(&el, &t);
+            }
+            plotted.set((t.series_version, epoch, ts));
+        }
+        drop(t);
+        // The live region: on every change while paused, at most every 1.5 s while playing.
+        if announced_version.get() != v && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS) {
+            announced_version.set(v);
+            last_announce.set(ts);
+            announce_changes(sim);
+        }
+        if let Some(n) = dots {
+            if !first.replace(true) {
+                set_global("__mqvizFirstFrame", &JsValue::from_f64(perf_now()));
+            }
+            if let Some(el) = cv.topology.get_untracked() {
+                let _ = el.set_attribute("data-dots", &n.to_string());
+            }
+        }
+        if bench && samples.length() < FRAME_SAMPLES {
+            samples.push(&JsValue::from_f64(perf_now() - t0));
+        }
+        if let (Some(win), Some(f)) = (web_sys::window(), cb2.borrow().as_ref()) {
+            let _ = win.request_animation_frame(f.as_ref().unchecked_ref());
+        }
+    }));
+    if let (Some(win), Some(f)) = (web_sys::window(), cb.borrow().as_ref()) {
+        let _ = win.request_animation_frame(f.as_ref().unchecked_ref());
+    };
+}

@@ -1,0 +1,30 @@
+//! The canvas's legend, as text and small drawings the screen reader and the eye both get: what
+//! each cell style, dot shape and mark means. Colours are explained by the tag key drawn on the
+//! canvas itself; here nothing is told apart by colour.
+
+use leptos::prelude::*;
+
+#[component]
+pub fn Legend() -> impl IntoView {
+    view! {
+        <details class="legend" data-testid="legend" open>
+            <summary>"Legend"</summary>
+            <ul>
+                <li><i class="cell consumed" aria-hidden="true"></i>"consumed"</li>
+                <li><i class="cell pending" aria-hidden="true"></i>"waiting"</li>
+                <li><i class="cell skipped" aria-hidden="true"></i>"skipped (lost)"</li>
+                <li><i class="cell retrying" aria-hidden="true"></i>"retrying"</li>
+                <li><i class="cell dlq" aria-hidden="true"></i>"dead-lettered"</li>
+                <li><b class="letter">"F N E"</b>" SQL92 FALSE / NULL / error"</li>
+                <li><i class="mark-commit" aria-hidden="true"></i>"committed offset"</li>
+                <li><i class="dot" aria-hidden="true"></i>"message moving"</li>
+                <li><b class="glyph">"✕"</b>" dropped by a filter"</li>
+                <li><i class="ring" aria-hidden="true"></i>"heartbeat"</li>
+                <li><b class="glyph">"◆"</b>" heartbeat that overwrote"</li>
+                <li><b class="glyph">"⚠"</b>" differs from the broker"</li>
+                <li><i class="edge" aria-hidden="true"></i>"assignment"</li>
+                <li><i class="unowned" aria-hidden="true"></i>"no owner"</li>
+            </ul>
+        </details>
+    }
+}
