@@ -18,12 +18,13 @@ struct Builder<'a> {
     rack: &'a RackInfo,
     /// `topic2AllPotentialConsumers`, in subscription `HashMap` order, duplicates kept.
     topic_consumers: Vec<Vec<u32>>,
-    /// `consumer2AllPotentialTopics`, duplicates kept.
-    potential: Vec<Vec<u32>>,
     /// `currentPartitionConsumer`.
     owner: Vec<u32>,
     /// `prevAssignment`: gid -> (member, generation) of the newest older-generation claim.
     prev: Vec<(u32, i32)>,
+    /// `getMaxAssignmentSize`: all partitions when the (possibly repetitive) list of potential
+    /// topics is as long as the topic list, else the sum over that list.
+    max_assignment: Vec<u32>,
     index: LoadIndex,
     movements: PartitionMovements,
 }
@@ -52,6 +53,16 @@ pub(super) fn build(g: &Group, rack: &RackInfo, ownership: Ownership) -> Result<
     }
 
     let prev = previous_assignment(g, ownership.max_generation);
+    let max_assignment: Vec<u32> = potential
+        .iter()
+        .map(|topics| {
+            if topics.len() == g.topics.len() {
+                g.partition_count() as u32
+            } else {
+                topics.iter().map(|t| g.topics[*t as usize].count).sum()
+            }
+        })
+        .collect();
     let distinct: Vec<Vec<u32>> = potential
         .iter()
         .map(|list| {
@@ -65,10 +76,10 @@ pub(super) fn build(g: &Group, rack: &RackInfo, ownership: Ownership) -> Result<
         g,
         rack,
         topic_consumers,
-        potential,
         owner: vec![NONE; g.partition_count()],
         prev,
-        index: LoadIndex::new(&g.rank, distinct, topics),
+        index: LoadIndex::new(&g.rank, distinct, max_assignment.clone(), topics),
+        max_assignment,
         movements: PartitionMovements::new(),
     };
 
@@ -126,17 +137,8 @@ fn balance_score(sizes: &[u32]) -> i64 {
 }
 
 impl Builder<'_> {
-    fn max_assignment_size(&self, member: usize) -> u32 {
-        let topics = &self.potential[member];
-        if topics.len() == self.g.topics.len() {
-            self.g.partition_count() as u32
-        } else {
-            topics.iter().map(|t| self.g.topics[*t as usize].count).sum()
-        }
-    }
-
     fn can_participate(&self, member: usize) -> bool {
-        self.index.size(member) < self.max_assignment_size(member)
+        self.index.size(member) < self.max_assignment[member]
             || self.index.held_topics(member).any(|t| self.topic_consumers[t as usize].len() >= 2)
     }
 

@@ -3,11 +3,12 @@
 //!
 //! - `sortedCurrentSubscriptions` (members by size, then id) and its first member subscribed to
 //!   a topic: a per-topic ordered set of potential consumers;
-//! - `isBalanced()`: the assignment is unbalanced exactly when some topic has a potential consumer
-//!   at least two partitions smaller than the largest member holding one of its partitions (a
-//!   member holding all its potential partitions holds all of that topic, so it is never that
-//!   smaller consumer). Per-topic holder sizes give that test; a counter of such topics makes
-//!   `isBalanced()` constant time.
+//! - `isBalanced()`: some member `c` with fewer partitions than its maximum is unbalanced when a
+//!   partition of one of its topics sits with a member holding at least two more than `c`. The
+//!   largest holder of a topic is never `c` itself in that case, so per topic it is enough to
+//!   compare the largest holder with the smallest such member. Holders need not subscribe to the
+//!   topic: a partition can go back to its previous owner after that owner unsubscribed.
+//!   A counter of unbalanced topics makes `isBalanced()` constant time.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,10 +23,14 @@ pub(super) struct LoadIndex {
     active: Vec<bool>,
     /// Distinct potential topics of each member.
     potential: Vec<Vec<u32>>,
+    /// `getMaxAssignmentSize` of each member.
+    max_assignment: Vec<u32>,
     /// Partitions of each topic held by each member.
     held: Vec<BTreeMap<u32, u32>>,
     sorted: BTreeSet<Load>,
     by_topic: Vec<BTreeSet<Load>>,
+    /// Per topic, the potential consumers below (or above) their maximum assignment size.
+    below_max_by_topic: Vec<BTreeSet<Load>>,
     balance: Option<BalanceTracker>,
 }
 
@@ -37,7 +42,7 @@ struct BalanceTracker {
 }
 
 impl LoadIndex {
-    pub fn new(rank: &[u32], potential: Vec<Vec<u32>>, topics: usize) -> LoadIndex {
+    pub fn new(rank: &[u32], potential: Vec<Vec<u32>>, max_assignment: Vec<u32>, topics: usize) -> LoadIndex {
         let mut member_of_rank = vec![0; rank.len()];
         for (m, r) in rank.iter().enumerate() {
             member_of_rank[*r as usize] = m as u32;
@@ -49,9 +54,11 @@ impl LoadIndex {
             size: vec![0; members],
             active: vec![true; members],
             potential,
+            max_assignment,
             held: vec![BTreeMap::new(); members],
             sorted: BTreeSet::new(),
             by_topic: vec![BTreeSet::new(); topics],
+            below_max_by_topic: vec![BTreeSet::new(); topics],
             balance: None,
         };
         for m in 0..members {
@@ -81,9 +88,13 @@ impl LoadIndex {
             return;
         }
         let load = self.load(member);
+        let below_max = load.0 != self.max_assignment[member];
         self.sorted.remove(&load);
         for t in &self.potential[member] {
             self.by_topic[*t as usize].remove(&load);
+            if below_max {
+                self.below_max_by_topic[*t as usize].remove(&load);
+            }
         }
         if let Some(b) = &mut self.balance {
             for t in self.held[member].keys() {
@@ -103,9 +114,13 @@ impl LoadIndex {
             return;
         }
         let load = self.load(member);
+        let below_max = load.0 != self.max_assignment[member];
         self.sorted.insert(load);
         for t in &self.potential[member] {
             self.by_topic[*t as usize].insert(load);
+            if below_max {
+                self.below_max_by_topic[*t as usize].insert(load);
+            }
         }
         if let Some(b) = &mut self.balance {
             for t in self.held[member].keys() {
@@ -116,6 +131,13 @@ impl LoadIndex {
 
     /// Moves one partition of `topic` from `from` (if any) to `to`.
     pub fn transfer(&mut self, topic: u32, from: Option<usize>, to: usize) {
+        let mut touched: Vec<u32> = Vec::new();
+        if self.balance.is_some() {
+            for m in from.into_iter().chain([to]) {
+                touched.extend_from_slice(&self.potential[m]);
+                touched.extend(self.held[m].keys());
+            }
+        }
         if let Some(f) = from {
             self.detach(f);
         }
@@ -136,10 +158,9 @@ impl LoadIndex {
         }
         self.attach(to);
         if self.balance.is_some() {
-            let mut touched: Vec<u32> = self.potential[to].clone();
-            if let Some(f) = from {
-                touched.extend_from_slice(&self.potential[f]);
-            }
+            touched.push(topic);
+            touched.sort_unstable();
+            touched.dedup();
             for t in touched {
                 self.refresh_topic(t as usize);
             }
@@ -176,7 +197,7 @@ impl LoadIndex {
     }
 
     fn refresh_topic(&mut self, topic: usize) {
-        let smallest = self.by_topic[topic].first().map(|l| l.0);
+        let smallest = self.below_max_by_topic[topic].first().map(|l| l.0);
         let Some(b) = &mut self.balance else { return };
         let largest_holder = b.holder_sizes[topic].last_key_value().map(|(s, _)| *s);
         let now = matches!((smallest, largest_holder), (Some(s), Some(h)) if h >= s + 2);
@@ -223,6 +244,7 @@ impl LoadIndex {
         self.balance = None;
         self.sorted.clear();
         self.by_topic.iter_mut().for_each(BTreeSet::clear);
+        self.below_max_by_topic.iter_mut().for_each(BTreeSet::clear);
         for m in 0..self.size.len() {
             self.attach(m);
         }
