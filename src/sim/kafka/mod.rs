@@ -9,6 +9,7 @@
 //! - [`reconciliation`]: KIP-848 member reconciliation and epochs (§3).
 
 pub mod assignor;
+pub mod fast_hash;
 pub mod fetch_state;
 pub mod java_order;
 pub mod murmur2;

@@ -2,9 +2,10 @@
 //! `partitionsPerTopic` holds only subscribed topics that have metadata and partitions, and a
 //! partition is a global id (`gid`) in `TopicPartition` order (topic name, then partition).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata};
+use crate::sim::kafka::fast_hash::LookupMap;
 use crate::sim::kafka::java_order::{iteration_order, java_string_cmp, java_string_hash, TableInit};
 
 /// "No member" / "no partition" in index arrays.
@@ -32,6 +33,9 @@ pub(super) struct Group<'a> {
     pub topic_of: Vec<u32>,
     /// Each member's subscription restricted to `partitionsPerTopic`, in its order, duplicates kept.
     pub subscribed: Vec<Vec<u32>>,
+    /// Each member's raw subscription as ids of distinct names (known to the cluster or not).
+    pub raw_topics: Vec<Vec<u32>>,
+    pub raw_topic_count: usize,
     /// Each member's owned partitions of `partitionsPerTopic` topics, as gids, in input order.
     pub owned: Vec<Vec<u32>>,
 }
@@ -58,20 +62,35 @@ impl<'a> Group<'a> {
             rank[*m as usize] = r as u32;
         }
 
-        let mut names: Vec<&str> = members
+        // Every subscribed name once, in first-seen order; those with partitions become topics.
+        let mut raw_index: LookupMap<&str, u32> = LookupMap::default();
+        let mut raw_names: Vec<&str> = Vec::new();
+        let raw_topics: Vec<Vec<u32>> = members
             .iter()
-            .flat_map(|m| m.topics.iter().map(String::as_str))
-            .filter(|t| cluster.get(*t).is_some_and(|md| md.partitions > 0))
+            .map(|m| {
+                m.topics
+                    .iter()
+                    .map(|t| {
+                        *raw_index.entry(t.as_str()).or_insert_with(|| {
+                            raw_names.push(t);
+                            raw_names.len() as u32 - 1
+                        })
+                    })
+                    .collect()
+            })
             .collect();
-        names.sort_by(|a, b| java_string_cmp(a, b));
-        names.dedup();
+        let mut names: Vec<u32> = (0..raw_names.len() as u32)
+            .filter(|r| cluster.get(raw_names[*r as usize]).is_some_and(|md| md.partitions > 0))
+            .collect();
+        names.sort_by(|a, b| java_string_cmp(raw_names[*a as usize], raw_names[*b as usize]));
+        let mut topic_of_raw = vec![NONE; raw_names.len()];
         let mut topics = Vec::with_capacity(names.len());
-        let mut topic_index = HashMap::with_capacity(names.len());
         let mut topic_of = Vec::new();
-        for name in names {
+        for raw in names {
+            let name = raw_names[raw as usize];
             let (key, metadata) = cluster.get_key_value(name).ok_or_else(|| AssignorError::InvalidInput(name.to_string()))?;
             let count = metadata.partitions as u32;
-            topic_index.insert(key.as_str(), topics.len() as u32);
+            topic_of_raw[raw as usize] = topics.len() as u32;
             topic_of.extend(std::iter::repeat_n(topics.len() as u32, count as usize));
             topics.push(Topic {
                 name: key,
@@ -81,14 +100,19 @@ impl<'a> Group<'a> {
                 metadata,
             });
         }
-
-        let subscribed =
-            members.iter().map(|m| m.topics.iter().filter_map(|t| topic_index.get(t.as_str()).copied()).collect()).collect();
+        let subscribed = raw_topics
+            .iter()
+            .map(|list| list.iter().map(|r| topic_of_raw[*r as usize]).filter(|t| *t != NONE).collect())
+            .collect();
         let mut owned = Vec::with_capacity(members.len());
         for m in &members {
             let mut gids = Vec::with_capacity(m.owned.len());
             for tp in &m.owned {
-                let Some(&t) = topic_index.get(tp.topic.as_str()) else { continue };
+                let Some(&raw) = raw_index.get(tp.topic.as_str()) else { continue };
+                let t = topic_of_raw[raw as usize];
+                if t == NONE {
+                    continue;
+                }
                 let topic = &topics[t as usize];
                 if tp.partition < 0 || tp.partition as u32 >= topic.count {
                     return Err(AssignorError::InvalidInput(format!(
@@ -100,7 +124,7 @@ impl<'a> Group<'a> {
             }
             owned.push(gids);
         }
-        Ok(Group { members, hash_order, rank, topics, topic_of, subscribed, owned })
+        Ok(Group { members, hash_order, rank, topics, topic_of, subscribed, raw_topics, raw_topic_count: raw_names.len(), owned })
     }
 
     pub fn member_count(&self) -> usize {
@@ -142,18 +166,26 @@ impl<'a> Group<'a> {
 
     /// Per-member gid lists to the public shape; every member present.
     pub fn to_assignment(&self, per_member: &[Vec<u32>]) -> GroupAssignment {
-        let mut out = GroupAssignment::new();
+        let empty = Vec::new();
+        let mut out: Vec<(String, BTreeMap<String, Vec<i32>>)> = Vec::with_capacity(self.members.len());
         for (i, m) in self.members.iter().enumerate() {
-            let mut topics: std::collections::BTreeMap<String, Vec<i32>> = std::collections::BTreeMap::new();
-            for gid in per_member.get(i).into_iter().flatten() {
-                let t = &self.topics[self.topic_of[*gid as usize] as usize];
-                topics.entry(t.name.to_string()).or_default().push((gid - t.first_gid) as i32);
+            let mut gids = per_member.get(i).unwrap_or(&empty).clone();
+            gids.sort_unstable();
+            let mut topics: Vec<(String, Vec<i32>)> = Vec::new();
+            let mut current = NONE;
+            for gid in gids {
+                let t = self.topic_of[gid as usize];
+                let topic = &self.topics[t as usize];
+                if t != current {
+                    current = t;
+                    topics.push((topic.name.to_string(), Vec::new()));
+                }
+                if let Some(last) = topics.last_mut() {
+                    last.1.push((gid - topic.first_gid) as i32);
+                }
             }
-            for list in topics.values_mut() {
-                list.sort_unstable();
-            }
-            out.insert(m.id.clone(), topics);
+            out.push((m.id.clone(), topics.into_iter().collect()));
         }
-        out
+        out.into_iter().collect()
     }
 }

@@ -17,17 +17,18 @@ struct TopicState<'a> {
     /// Replica racks per partition; empty when no subscriber has a rack.
     partition_racks: Vec<BTreeSet<&'a str>>,
     needs_rack_aware: bool,
-    unassigned: BTreeSet<u32>,
+    /// Whether each partition is still unassigned; `first_free` is the lowest such partition.
+    free: Vec<bool>,
+    first_free: u32,
+    free_count: u32,
     assigned_count: Vec<u32>,
     per_consumer: u32,
     remaining_with_extra: u32,
 }
 
 impl<'a> TopicState<'a> {
-    fn new(g: &'a Group, topic: u32) -> TopicState<'a> {
+    fn new(g: &'a Group, topic: u32, consumers: Vec<u32>) -> TopicState<'a> {
         let t = &g.topics[topic as usize];
-        let mut consumers: Vec<u32> = g.hash_order.iter().copied().filter(|m| g.subscribes(*m as usize, topic)).collect();
-        g.sort_member_info(&mut consumers);
         let consumer_racks: Vec<Option<&str>> = consumers.iter().map(|m| g.rack_of(*m as usize)).collect();
         let all_consumer_racks: BTreeSet<&str> = consumer_racks.iter().flatten().copied().collect();
         let partition_racks: Vec<BTreeSet<&str>> =
@@ -38,7 +39,9 @@ impl<'a> TopicState<'a> {
         TopicState {
             topic,
             needs_rack_aware,
-            unassigned: (0..t.count).collect(),
+            free: vec![true; t.count as usize],
+            first_free: 0,
+            free_count: t.count,
             assigned_count: vec![0; consumers.len()],
             per_consumer: t.count.checked_div(k).unwrap_or(0),
             remaining_with_extra: t.count.checked_rem(k).unwrap_or(0),
@@ -65,8 +68,17 @@ impl<'a> TopicState<'a> {
             self.remaining_with_extra = self.remaining_with_extra.saturating_sub(1);
         }
         for p in partitions {
-            self.unassigned.remove(p);
+            if std::mem::replace(&mut self.free[*p as usize], false) {
+                self.free_count -= 1;
+            }
         }
+        while (self.first_free as usize) < self.free.len() && !self.free[self.first_free as usize] {
+            self.first_free += 1;
+        }
+    }
+
+    fn unassigned(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.first_free..self.free.len() as u32).filter(|p| self.free[*p as usize])
     }
 }
 
@@ -78,12 +90,14 @@ fn give(state: &mut TopicState, slot: usize, partitions: &[u32], out: &mut [Vec<
 
 fn assign_ranges(state: &mut TopicState, rack_match: bool, out: &mut [Vec<u32>], g: &Group) {
     for slot in 0..state.consumers.len() {
-        if state.unassigned.is_empty() {
+        if state.free_count == 0 {
             break;
         }
         let limit = state.max_assignable(slot) as usize;
-        let picked: Vec<u32> =
-            state.unassigned.iter().copied().filter(|p| !rack_match || state.racks_match(slot, *p)).take(limit).collect();
+        if limit == 0 {
+            continue;
+        }
+        let picked: Vec<u32> = state.unassigned().filter(|p| !rack_match || state.racks_match(slot, *p)).take(limit).collect();
         if !picked.is_empty() {
             give(state, slot, &picked, out, g);
         }
@@ -113,7 +127,19 @@ fn assign_co_partitioned(states: &mut [&mut TopicState], partitions: u32, out: &
 
 pub(super) fn assign(g: &Group) -> Vec<Vec<u32>> {
     let mut out = vec![Vec::new(); g.member_count()];
-    let mut states: Vec<TopicState> = (0..g.topics.len() as u32).map(|t| TopicState::new(g, t)).collect();
+    // Each topic's consumers in `MemberInfo` order: the group sorted once, then split by topic.
+    let mut ordered = g.hash_order.clone();
+    g.sort_member_info(&mut ordered);
+    let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); g.topics.len()];
+    for &m in &ordered {
+        for &t in &g.subscribed[m as usize] {
+            let list = &mut consumers[t as usize];
+            if list.last() != Some(&m) {
+                list.push(m);
+            }
+        }
+    }
+    let mut states: Vec<TopicState> = consumers.into_iter().enumerate().map(|(t, c)| TopicState::new(g, t as u32, c)).collect();
     if states.iter().any(|s| s.needs_rack_aware) {
         // Groups of topics with the same consumers, then the same number of partition-rack
         // entries (0 when no consumer has a rack). Each topic is in one group, so the order of

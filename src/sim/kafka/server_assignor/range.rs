@@ -2,8 +2,6 @@
 //! member id); per topic, consecutive ranges of `n / k` partitions over the topic's subscribers,
 //! the first `n % k` of them one more. Not sticky, not rack-aware in this snapshot.
 
-use std::collections::HashMap;
-
 use super::spec::{GroupSpec, SubscriptionType, Target};
 use super::AssignorError;
 use crate::sim::kafka::java_order::java_string_cmp;
@@ -57,7 +55,7 @@ fn non_existent() -> AssignorError {
 pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
     let members = sorted_members(spec);
     let mut targets = vec![Target::new(); spec.member_count()];
-    let mut ranges: HashMap<usize, TopicRanges> = HashMap::new();
+    let mut ranges: Vec<Option<TopicRanges>> = (0..spec.topics.len()).map(|_| None).collect();
     if spec.subscription_type == SubscriptionType::Homogeneous {
         let topics = &spec.subscriptions[members[0]];
         for &t in topics {
@@ -65,11 +63,11 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
             if partitions < 0 {
                 return Err(non_existent());
             }
-            ranges.insert(t, TopicRanges::new(partitions, spec.member_count() as i32));
+            ranges[t] = Some(TopicRanges::new(partitions, spec.member_count() as i32));
         }
         for &m in &members {
             for &t in topics {
-                if let Some(range) = ranges.get_mut(&t).and_then(TopicRanges::next_range) {
+                if let Some(range) = ranges[t].as_mut().and_then(TopicRanges::next_range) {
                     targets[m].insert(t, range.collect());
                 }
             }
@@ -81,12 +79,12 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
                 if partitions < 0 {
                     return Err(non_existent());
                 }
-                ranges.entry(t).or_insert_with(|| TopicRanges::new(partitions, 0)).members += 1;
+                ranges[t].get_or_insert_with(|| TopicRanges::new(partitions, 0)).members += 1;
             }
         }
         for &m in &members {
             for &t in &spec.subscriptions[m] {
-                if let Some(range) = ranges.get_mut(&t).and_then(TopicRanges::next_range) {
+                if let Some(range) = ranges[t].as_mut().and_then(TopicRanges::next_range) {
                     targets[m].insert(t, range.collect());
                 }
             }

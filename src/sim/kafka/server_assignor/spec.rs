@@ -3,9 +3,10 @@
 //! subscribed topic ids in the order of the member's `HashSet<String>` of names, previous targets
 //! as a `HashMap<Uuid, HashSet<Integer>>`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{GroupAssignment, ServerMember, TopicsImage};
+use crate::sim::kafka::fast_hash::LookupMap;
 use crate::sim::kafka::java_order::{iteration_order, java_string_hash, TableInit};
 use crate::sim::kafka::uuid::Uuid;
 
@@ -39,7 +40,8 @@ pub(super) struct GroupSpec<'a> {
     /// Per member: the previous target, in map iteration order, partitions in set order.
     pub previous: Vec<Vec<(usize, Vec<i32>)>>,
     pub subscription_type: SubscriptionType,
-    assigned: HashSet<(usize, i32)>,
+    /// Per topic slot and partition: in some member's previous target.
+    assigned: Vec<Vec<bool>>,
 }
 
 impl<'a> GroupSpec<'a> {
@@ -59,34 +61,43 @@ impl<'a> GroupSpec<'a> {
             iteration_order(&members.iter().map(|m| java_string_hash(&m.id)).collect::<Vec<_>>(), TableInit::Default);
         let topics: Vec<SpecTopic> =
             image.iter().map(|(name, t)| SpecTopic { name: name.clone(), id: t.id, partitions: t.partitions.max(-1) }).collect();
-        let by_name: HashMap<&str, usize> = topics.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let by_name: LookupMap<&str, usize> = topics.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
 
+        // Subscribed names interned once: id -> (Java hash, image slot).
+        let mut name_ids: LookupMap<&str, usize> = LookupMap::default();
+        let mut name_info: Vec<(i32, Option<usize>)> = Vec::new();
+        let mut name_subscribers: Vec<usize> = Vec::new();
+        let mut last_seen_by: Vec<usize> = Vec::new();
         let mut subscriptions = Vec::with_capacity(members.len());
         let mut subscribed_names = Vec::with_capacity(members.len());
-        let mut name_subscribers: BTreeMap<&str, usize> = BTreeMap::new();
-        for m in &members {
-            let mut names: Vec<&str> = Vec::new();
+        for (slot, m) in members.iter().enumerate() {
+            let mut names: Vec<usize> = Vec::with_capacity(m.topics.len());
             for t in &m.topics {
-                if !names.contains(&t.as_str()) {
-                    names.push(t);
+                let id = *name_ids.entry(t.as_str()).or_insert_with(|| {
+                    name_info.push((java_string_hash(t), by_name.get(t.as_str()).copied()));
+                    name_subscribers.push(0);
+                    last_seen_by.push(usize::MAX);
+                    name_info.len() - 1
+                });
+                if last_seen_by[id] != slot {
+                    last_seen_by[id] = slot;
+                    name_subscribers[id] += 1;
+                    names.push(id);
                 }
             }
-            for n in &names {
-                *name_subscribers.entry(n).or_default() += 1;
-            }
-            let hashes: Vec<i32> = names.iter().map(|n| java_string_hash(n)).collect();
+            let hashes: Vec<i32> = names.iter().map(|n| name_info[*n].0).collect();
             let order = iteration_order(&hashes, TableInit::CopyOfCollection(m.topics.len()));
-            subscriptions.push(order.iter().filter_map(|i| by_name.get(names[*i]).copied()).collect());
+            subscriptions.push(order.iter().filter_map(|i| name_info[names[*i]].1).collect());
             subscribed_names.push(names.len());
         }
-        let subscription_type = if name_subscribers.values().all(|n| *n == members.len()) {
+        let subscription_type = if name_subscribers.iter().all(|n| *n == members.len()) {
             SubscriptionType::Homogeneous
         } else {
             SubscriptionType::Heterogeneous
         };
 
         let mut previous = Vec::with_capacity(members.len());
-        let mut assigned = HashSet::new();
+        let mut assigned: Vec<Vec<bool>> = topics.iter().map(|t| vec![false; t.partitions.max(0) as usize]).collect();
         for m in &members {
             let resolved: Vec<(usize, &Vec<i32>)> =
                 m.target.iter().filter_map(|(n, ps)| by_name.get(n.as_str()).map(|t| (*t, ps))).collect();
@@ -103,7 +114,11 @@ impl<'a> GroupSpec<'a> {
                 }
                 let order = iteration_order(&distinct, TableInit::CopyOfCollection(list.len()));
                 let partitions: Vec<i32> = order.into_iter().map(|j| distinct[j]).collect();
-                assigned.extend(partitions.iter().map(|p| (t, *p)));
+                for p in &partitions {
+                    if let Some(flag) = usize::try_from(*p).ok().and_then(|p| assigned[t].get_mut(p)) {
+                        *flag = true;
+                    }
+                }
                 target.push((t, partitions));
             }
             previous.push(target);
@@ -121,7 +136,7 @@ impl<'a> GroupSpec<'a> {
 
     /// `isPartitionAssigned`: in some member's previous target.
     pub fn is_assigned(&self, topic: usize, partition: i32) -> bool {
-        self.assigned.contains(&(topic, partition))
+        usize::try_from(partition).ok().and_then(|p| self.assigned[topic].get(p)).copied().unwrap_or(false)
     }
 
     pub fn subscribes(&self, member: usize, topic: usize) -> bool {
@@ -129,16 +144,17 @@ impl<'a> GroupSpec<'a> {
     }
 
     pub fn to_assignment(&self, targets: &[Target]) -> GroupAssignment {
-        let mut out = GroupAssignment::new();
+        let mut out: Vec<(String, BTreeMap<String, Vec<i32>>)> = Vec::with_capacity(self.members.len());
         for (i, m) in self.members.iter().enumerate() {
-            let mut topics = BTreeMap::new();
-            for (t, parts) in targets.get(i).into_iter().flatten() {
-                if !parts.is_empty() {
-                    topics.insert(self.topics[*t].name.clone(), parts.iter().copied().collect());
-                }
-            }
-            out.insert(m.id.clone(), topics);
+            let topics = targets
+                .get(i)
+                .into_iter()
+                .flatten()
+                .filter(|(_, parts)| !parts.is_empty())
+                .map(|(t, parts)| (self.topics[*t].name.clone(), parts.iter().copied().collect()))
+                .collect();
+            out.push((m.id.clone(), topics));
         }
-        out
+        out.into_iter().collect()
     }
 }

@@ -5,7 +5,6 @@
 //! each shared topic to the least loaded ones until no pass moves anything.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use super::spec::{GroupSpec, Target};
 use super::AssignorError;
@@ -17,13 +16,17 @@ struct Builder<'a> {
     /// `memberIds`: member slots in `memberIds()` order; a member's index is its position here.
     member_slots: Vec<usize>,
     /// Subscribers of each topic slot, ascending member index.
-    subscribers: HashMap<usize, Vec<usize>>,
+    subscribers: Vec<Vec<usize>>,
     /// Topic slots subscribed by someone.
     topics: Vec<usize>,
     sizes: Vec<i64>,
     /// Owner member index of each partition of each subscribed topic (-1 = none).
-    owners: HashMap<usize, Vec<i64>>,
+    owners: Vec<Vec<i64>>,
     targets: Vec<Target>,
+    /// Per member index: its range in the balancing list of the topic being balanced
+    /// (`usize::MAX` when it owns none of it).
+    start: Vec<usize>,
+    end: Vec<usize>,
 }
 
 /// `MemberAssignmentBalancer`: a least-loaded range growing rightwards and a most-loaded range
@@ -115,7 +118,7 @@ impl Balancer {
 
 pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
     let member_slots = spec.member_order.clone();
-    let mut subscribers: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut subscribers: Vec<Vec<usize>> = vec![Vec::new(); spec.topics.len()];
     let mut topics = Vec::new();
     for (index, &slot) in member_slots.iter().enumerate() {
         for &t in &spec.subscriptions[slot] {
@@ -125,16 +128,21 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
                     spec.topics[t].id
                 )));
             }
-            let list = subscribers.entry(t).or_default();
+            let list = &mut subscribers[t];
             if list.is_empty() {
                 topics.push(t);
             }
             list.push(index);
         }
     }
-    let owners = topics.iter().map(|t| (*t, vec![-1i64; spec.topics[*t].partitions as usize])).collect();
+    let mut owners = vec![Vec::new(); spec.topics.len()];
+    for &t in &topics {
+        owners[t] = vec![-1i64; spec.topics[t].partitions as usize];
+    }
     let mut b = Builder {
         spec,
+        start: vec![usize::MAX; member_slots.len()],
+        end: vec![usize::MAX; member_slots.len()],
         sizes: vec![0; member_slots.len()],
         targets: vec![Target::new(); spec.member_count()],
         member_slots,
@@ -155,7 +163,7 @@ impl Builder<'_> {
     /// Partitions per subscriber descending, subscribers ascending, topic id ascending.
     fn topic_order(&self, a: usize, b: usize) -> Ordering {
         let (pa, pb) = (self.spec.topics[a].partitions as f64, self.spec.topics[b].partitions as f64);
-        let (sa, sb) = (self.subscribers[&a].len(), self.subscribers[&b].len());
+        let (sa, sb) = (self.subscribers[a].len(), self.subscribers[b].len());
         (pb / sb as f64)
             .partial_cmp(&(pa / sa as f64))
             .unwrap_or(Ordering::Equal)
@@ -177,7 +185,7 @@ impl Builder<'_> {
                     continue;
                 }
                 self.sizes[index] += partitions.len() as i64;
-                let owners = self.owners.get_mut(t).map(Vec::as_mut_slice).unwrap_or_default();
+                let owners = self.owners[*t].as_mut_slice();
                 for p in partitions {
                     let Some(owner) = usize::try_from(*p).ok().and_then(|p| owners.get_mut(p)) else {
                         return Err(AssignorError::IndexOutOfBounds(format!(
@@ -194,13 +202,12 @@ impl Builder<'_> {
     }
 
     fn assign_remaining(&mut self) {
-        let with_unassigned: Vec<usize> = self.topics.iter().copied().filter(|t| self.owners[t].contains(&-1)).collect();
+        let with_unassigned: Vec<usize> = self.topics.iter().copied().filter(|t| self.owners[*t].contains(&-1)).collect();
         let mut balancer = Balancer::new();
         for t in self.sorted_topics(&with_unassigned) {
-            let subscribers = self.subscribers[&t].clone();
-            balancer.initialize(&subscribers, &self.sizes);
+            balancer.initialize(&self.subscribers[t], &self.sizes);
             let unassigned: Vec<i32> =
-                (0..self.spec.topics[t].partitions).filter(|p| self.owners[&t][*p as usize] == -1).collect();
+                (0..self.spec.topics[t].partitions).filter(|p| self.owners[t][*p as usize] == -1).collect();
             for p in unassigned {
                 let m = balancer.next_least_loaded(&self.sizes);
                 self.move_partition(t, p, m);
@@ -209,7 +216,7 @@ impl Builder<'_> {
     }
 
     fn move_partition(&mut self, topic: usize, partition: i32, member: usize) {
-        let owners = self.owners.get_mut(&topic).expect("subscribed topic");
+        let owners = &mut self.owners[topic];
         let old = owners[partition as usize];
         owners[partition as usize] = member as i64;
         if old >= 0 {
@@ -224,7 +231,7 @@ impl Builder<'_> {
     }
 
     fn balance(&mut self) {
-        let shared: Vec<usize> = self.topics.iter().copied().filter(|t| self.subscribers[t].len() >= 2).collect();
+        let shared: Vec<usize> = self.topics.iter().copied().filter(|t| self.subscribers[*t].len() >= 2).collect();
         if shared.is_empty() {
             return;
         }
@@ -245,43 +252,44 @@ impl Builder<'_> {
     }
 
     fn balance_topic(&mut self, topic: usize, balancer: &mut Balancer) -> usize {
-        let subscribers = self.subscribers[&topic].clone();
-        if balancer.initialize(&subscribers, &self.sizes) <= 1 {
+        if balancer.initialize(&self.subscribers[topic], &self.sizes) <= 1 {
             return 0;
         }
-        let owners = &self.owners[&topic];
+        let owners = &self.owners[topic];
         let mut partitions: Vec<i32> = (0..self.spec.topics[topic].partitions).collect();
         partitions.sort_by_key(|p| (owners[*p as usize], *p));
-        let mut start: HashMap<i64, usize> = HashMap::new();
-        let mut end: HashMap<i64, usize> = HashMap::new();
+        // Ranges of the list per owner; owners are member indices (-1 never remains here).
+        let mut touched: Vec<usize> = Vec::new();
         for (i, p) in partitions.iter().enumerate() {
-            let owner = owners[*p as usize];
-            start.entry(owner).or_insert(i);
-            end.insert(owner, i + 1);
+            let Ok(owner) = usize::try_from(owners[*p as usize]) else { continue };
+            if self.start[owner] == usize::MAX {
+                self.start[owner] = i;
+                touched.push(owner);
+            }
+            self.end[owner] = i + 1;
         }
         let mut moved = 0;
         while !balancer.is_balanced() {
             let most = loop {
                 let Some(m) = balancer.next_most_loaded(&self.sizes) else { break None };
-                let owned = match (start.get(&(m as i64)), end.get(&(m as i64))) {
-                    (Some(s), Some(e)) => *e > *s,
-                    _ => false,
-                };
-                if owned {
+                if self.start[m] != usize::MAX && self.end[m] > self.start[m] {
                     break Some(m);
                 }
                 balancer.exclude_most_loaded();
             };
             let Some(most) = most else { break };
-            let e = end.get_mut(&(most as i64)).expect("checked above");
-            let partition = partitions[*e - 1];
-            *e -= 1;
+            self.end[most] -= 1;
+            let partition = partitions[self.end[most]];
             let least = balancer.next_least_loaded(&self.sizes);
             if balancer.is_balanced() {
                 break;
             }
             self.move_partition(topic, partition, least);
             moved += 1;
+        }
+        for m in touched {
+            self.start[m] = usize::MAX;
+            self.end[m] = usize::MAX;
         }
         moved
     }

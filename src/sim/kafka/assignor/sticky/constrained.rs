@@ -3,7 +3,7 @@
 //! members to claim `maxQuota` keep it; owned partitions are kept in (partition, topic) order.
 //! The rest is dealt round-robin to members below `minQuota`, then to members at `minQuota`.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::super::group::{Group, NONE};
 use super::super::AssignorError;
@@ -19,7 +19,7 @@ pub(super) struct Constrained {
 struct Builder<'a> {
     g: &'a Group<'a>,
     rack: &'a RackInfo,
-    multiple_owners: &'a HashSet<u32>,
+    multiple_owners: &'a [bool],
     min_quota: usize,
     max_quota: usize,
     expected_over_min: usize,
@@ -81,7 +81,7 @@ impl Builder<'_> {
             // Partition number first, then topic: topic indices follow name order.
             let g = self.g;
             list.sort_by_key(|gid| (g.partition_of(*gid), g.topic_of[*gid as usize]));
-            list.retain(|gid| !self.multiple_owners.contains(gid));
+            list.retain(|gid| !self.multiple_owners[*gid as usize]);
             let keep = if list.len() < self.min_quota {
                 self.under_min.push(m);
                 list.len()
@@ -151,36 +151,43 @@ impl Builder<'_> {
     }
 
     fn assign_round_robin(&mut self, unassigned: &[u32]) -> Result<(), AssignorError> {
-        // `pos` is the cursor of a LinkedList iterator over `under_min`.
-        let mut pos = 0usize;
-        let mut last_from_cursor = false;
+        // A LinkedList iterator over `under_min` that removes the member it just returned once
+        // that member reaches minQuota: entries before `read` are compacted into `..write`.
+        let (mut read, mut write) = (0usize, 0usize);
         for &gid in unassigned {
-            let consumer = if pos < self.under_min.len() {
-                pos += 1;
-                last_from_cursor = true;
-                self.under_min[pos - 1]
-            } else if self.under_min.is_empty() && self.exactly_min.is_empty() {
+            let from_cursor = if read < self.under_min.len() {
+                true
+            } else if write == 0 && self.exactly_min.is_empty() {
                 return Err(AssignorError::IllegalState("No more unfilled consumers to be assigned.".into()));
-            } else if self.under_min.is_empty() {
-                self.exactly_min.pop_front().unwrap_or(NONE)
+            } else if write == 0 {
+                false
             } else {
-                pos = 1;
-                last_from_cursor = true;
-                self.under_min[0]
+                self.under_min.truncate(write);
+                (read, write) = (0, 0);
+                true
+            };
+            let consumer = if from_cursor {
+                read += 1;
+                self.under_min[read - 1]
+            } else {
+                self.exactly_min.pop_front().unwrap_or(NONE)
             };
             let count = self.assign_new_partition(gid, consumer);
-            if count == self.min_quota {
-                if !last_from_cursor || pos == 0 {
+            let reached_min = count == self.min_quota;
+            if reached_min {
+                if !from_cursor {
                     return Err(AssignorError::IllegalState("iterator remove without a current element".into()));
                 }
-                self.under_min.remove(pos - 1);
-                pos -= 1;
-                last_from_cursor = false;
                 self.exactly_min.push_back(consumer);
             } else if count == self.max_quota {
                 self.current_over_min += 1;
             }
+            if from_cursor && !reached_min {
+                self.under_min[write] = consumer;
+                write += 1;
+            }
         }
+        self.under_min.drain(write..read);
         Ok(())
     }
 
@@ -188,7 +195,7 @@ impl Builder<'_> {
         let list = &mut self.assignment[member as usize];
         list.push(gid);
         let revoked_from = self.maybe_revoked[gid as usize];
-        if (revoked_from != NONE && revoked_from != member) || self.multiple_owners.contains(&gid) {
+        if (revoked_from != NONE && revoked_from != member) || self.multiple_owners[gid as usize] {
             self.transferring.push((gid, member));
         }
         list.len()

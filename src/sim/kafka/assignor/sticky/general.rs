@@ -147,8 +147,12 @@ impl Builder<'_> {
         if self.topic_consumers[t as usize].is_empty() {
             return false;
         }
-        let rack = self.rack;
-        let Some(m) = self.index.consumers_by_load(t).find(|m| !match_racks || !rack.mismatch(*m, gid)) else { return false };
+        let found = if match_racks {
+            self.index.consumers_by_load(t).into_iter().find(|m| !self.rack.mismatch(*m, gid))
+        } else {
+            self.index.least_loaded(t)
+        };
+        let Some(m) = found else { return false };
         self.owner[gid as usize] = m as u32;
         self.index.transfer(t, None, m);
         true
@@ -220,10 +224,10 @@ impl Builder<'_> {
                         continue;
                     }
                 }
-                if self.same_rack_consumer_is_lighter(gid, c as usize)?
-                    || self.index.min_load(t).is_some_and(|min| c_size > min + 1)
-                {
-                    let Some(least) = self.index.consumers_by_load(t).next() else { return Err(npe("new consumer")) };
+                let least = self.index.least_loaded(t);
+                let lighter_exists = least.is_some_and(|m| c_size > self.index.size(m) + 1);
+                if self.same_rack_consumer_is_lighter(gid, c as usize)? || lighter_exists {
+                    let Some(least) = least else { return Err(npe("new consumer")) };
                     self.reassign(gid, least);
                     performed = true;
                     modified = true;

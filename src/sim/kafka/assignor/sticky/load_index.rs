@@ -1,19 +1,23 @@
-//! Ordered views of assignment sizes for the general builder, kept in step with every move so
-//! each question the upstream code answers by scanning is answered in logarithmic time:
+//! Assignment sizes for the general builder, indexed so that each question the upstream code
+//! answers by scanning is answered from heaps:
 //!
-//! - `sortedCurrentSubscriptions` (members by size, then id) and its first member subscribed to
-//!   a topic: a per-topic ordered set of potential consumers;
-//! - `isBalanced()`: some member `c` with fewer partitions than its maximum is unbalanced when a
-//!   partition of one of its topics sits with a member holding at least two more than `c`. The
-//!   largest holder of a topic is never `c` itself in that case, so per topic it is enough to
-//!   compare the largest holder with the smallest such member. Holders need not subscribe to the
-//!   topic: a partition can go back to its previous owner after that owner unsubscribed.
-//!   A counter of unbalanced topics makes `isBalanced()` constant time.
+//! - `sortedCurrentSubscriptions` (members by size, then id): its extremes come from a size
+//!   histogram, and its first member subscribed to a topic from a per-topic heap of
+//!   (size, id rank) entries;
+//! - `isBalanced()`: a member `c` below its maximum assignment size is unbalanced when a partition
+//!   of one of its topics sits with a member holding at least two more than `c`. That holder is
+//!   never `c` itself, so per topic it is enough to compare the largest holder with the smallest
+//!   potential consumer below its maximum. Holders need not subscribe to the topic: a partition
+//!   can go back to its previous owner after that owner unsubscribed.
+//!
+//! Heaps are lazy: a size change pushes fresh entries and entries that no longer describe their
+//! member are dropped when they reach the top.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// (assignment size, rank of the member id in Java `String` order).
-pub(super) type Load = (u32, u32);
+type Load = (u32, u32);
 
 pub(super) struct LoadIndex {
     rank: Vec<u32>,
@@ -27,18 +31,22 @@ pub(super) struct LoadIndex {
     max_assignment: Vec<u32>,
     /// Partitions of each topic held by each member.
     held: Vec<BTreeMap<u32, u32>>,
-    sorted: BTreeSet<Load>,
-    by_topic: Vec<BTreeSet<Load>>,
-    /// Per topic, the potential consumers below (or above) their maximum assignment size.
-    below_max_by_topic: Vec<BTreeSet<Load>>,
+    /// Active members per assignment size.
+    sizes: BTreeMap<u32, u32>,
+    /// Per topic: active potential consumers, least loaded first.
+    by_topic: Vec<BinaryHeap<Reverse<Load>>>,
+    /// Heap size past which a topic's heaps drop their stale entries.
+    compact_at: Vec<usize>,
     balance: Option<BalanceTracker>,
 }
 
 struct BalanceTracker {
-    /// Per topic: size -> number of holders of that size.
-    holder_sizes: Vec<BTreeMap<u32, u32>>,
-    unbalanced: Vec<bool>,
-    unbalanced_topics: usize,
+    /// Per topic: active potential consumers below their maximum size, least loaded first.
+    below_max: Vec<BinaryHeap<Reverse<Load>>>,
+    /// Per topic: (size, member) of active holders, largest first.
+    holders: Vec<BinaryHeap<(u32, u32)>>,
+    /// Topics with at least one potential consumer (the only ones `isBalanced` looks at).
+    topics: Vec<u32>,
 }
 
 impl LoadIndex {
@@ -48,7 +56,14 @@ impl LoadIndex {
             member_of_rank[*r as usize] = m as u32;
         }
         let members = rank.len();
+        let mut compact_at = vec![64usize; topics];
+        for list in &potential {
+            for t in list {
+                compact_at[*t as usize] += 4;
+            }
+        }
         let mut index = LoadIndex {
+            compact_at,
             rank: rank.to_vec(),
             member_of_rank,
             size: vec![0; members],
@@ -56,14 +71,11 @@ impl LoadIndex {
             potential,
             max_assignment,
             held: vec![BTreeMap::new(); members],
-            sorted: BTreeSet::new(),
-            by_topic: vec![BTreeSet::new(); topics],
-            below_max_by_topic: vec![BTreeSet::new(); topics],
+            sizes: BTreeMap::new(),
+            by_topic: vec![BinaryHeap::new(); topics],
             balance: None,
         };
-        for m in 0..members {
-            index.attach(m);
-        }
+        index.rebuild();
         index
     }
 
@@ -79,178 +91,298 @@ impl LoadIndex {
         self.held[member].keys().copied()
     }
 
-    fn load(&self, member: usize) -> Load {
-        (self.size[member], self.rank[member])
+    fn add_size(&mut self, size: u32, delta: i32) {
+        let n = self.sizes.entry(size).or_default();
+        *n = n.wrapping_add_signed(delta);
+        if *n == 0 {
+            self.sizes.remove(&size);
+        }
     }
 
-    fn detach(&mut self, member: usize) {
+    /// Pushes the member's current entries (after a size change).
+    fn publish(&mut self, member: usize) {
         if !self.active[member] {
             return;
         }
-        let load = self.load(member);
+        let load = (self.size[member], self.rank[member]);
         let below_max = load.0 != self.max_assignment[member];
-        self.sorted.remove(&load);
-        for t in &self.potential[member] {
-            self.by_topic[*t as usize].remove(&load);
-            if below_max {
-                self.below_max_by_topic[*t as usize].remove(&load);
+        for &t in &self.potential[member] {
+            let t = t as usize;
+            self.by_topic[t].push(Reverse(load));
+            if self.by_topic[t].len() > self.compact_at[t] {
+                let live = self.live_consumers(&self.by_topic[t], false);
+                self.by_topic[t] = live.into_iter().map(Reverse).collect();
             }
-        }
-        if let Some(b) = &mut self.balance {
-            for t in self.held[member].keys() {
-                let sizes = &mut b.holder_sizes[*t as usize];
-                if let Some(n) = sizes.get_mut(&load.0) {
-                    *n -= 1;
-                    if *n == 0 {
-                        sizes.remove(&load.0);
+            if below_max {
+                if let Some(b) = &mut self.balance {
+                    b.below_max[t].push(Reverse(load));
+                }
+            }
+            if let Some(b) = &self.balance {
+                if b.below_max[t].len() > self.compact_at[t] {
+                    let live = self.live_consumers(&b.below_max[t], true);
+                    if let Some(b) = &mut self.balance {
+                        b.below_max[t] = live.into_iter().map(Reverse).collect();
                     }
                 }
             }
         }
+        if let Some(b) = &mut self.balance {
+            for &t in self.held[member].keys() {
+                let t = t as usize;
+                b.holders[t].push((load.0, member as u32));
+                if b.holders[t].len() > self.compact_at[t] + self.size.len() {
+                    let mut live: Vec<(u32, u32)> = b.holders[t]
+                        .drain()
+                        .filter(|(s, m)| {
+                            let m = *m as usize;
+                            self.active[m] && self.size[m] == *s && self.held[m].contains_key(&(t as u32))
+                        })
+                        .collect();
+                    live.sort_unstable();
+                    live.dedup();
+                    b.holders[t] = BinaryHeap::from(live);
+                }
+            }
+        }
     }
 
-    fn attach(&mut self, member: usize) {
-        if !self.active[member] {
-            return;
-        }
-        let load = self.load(member);
-        let below_max = load.0 != self.max_assignment[member];
-        self.sorted.insert(load);
-        for t in &self.potential[member] {
-            self.by_topic[*t as usize].insert(load);
-            if below_max {
-                self.below_max_by_topic[*t as usize].insert(load);
-            }
-        }
-        if let Some(b) = &mut self.balance {
-            for t in self.held[member].keys() {
-                *b.holder_sizes[*t as usize].entry(load.0).or_default() += 1;
-            }
-        }
+    /// The entries of a consumer heap that still describe their member, sorted, without repeats.
+    fn live_consumers(&self, heap: &BinaryHeap<Reverse<Load>>, below_max: bool) -> Vec<Load> {
+        let mut live: Vec<Load> = heap.iter().map(|r| r.0).filter(|l| self.valid_consumer(*l, below_max)).collect();
+        live.sort_unstable();
+        live.dedup();
+        live
     }
 
     /// Moves one partition of `topic` from `from` (if any) to `to`.
     pub fn transfer(&mut self, topic: u32, from: Option<usize>, to: usize) {
-        let mut touched: Vec<u32> = Vec::new();
-        if self.balance.is_some() {
-            for m in from.into_iter().chain([to]) {
-                touched.extend_from_slice(&self.potential[m]);
-                touched.extend(self.held[m].keys());
+        for (m, delta) in from.map(|f| (f, -1i32)).into_iter().chain([(to, 1)]) {
+            if self.active[m] {
+                self.add_size(self.size[m], -1);
+                self.add_size(self.size[m].wrapping_add_signed(delta), 1);
+            }
+            self.size[m] = self.size[m].wrapping_add_signed(delta);
+            let count = self.held[m].entry(topic).or_default();
+            *count = count.wrapping_add_signed(delta);
+            if *count == 0 {
+                self.held[m].remove(&topic);
             }
         }
         if let Some(f) = from {
-            self.detach(f);
+            self.publish(f);
         }
-        self.detach(to);
-        if let Some(f) = from {
-            self.size[f] -= 1;
-            if let Some(n) = self.held[f].get_mut(&topic) {
-                *n -= 1;
-                if *n == 0 {
-                    self.held[f].remove(&topic);
-                }
-            }
-        }
-        self.size[to] += 1;
-        *self.held[to].entry(topic).or_default() += 1;
-        if let Some(f) = from {
-            self.attach(f);
-        }
-        self.attach(to);
-        if self.balance.is_some() {
-            touched.push(topic);
-            touched.sort_unstable();
-            touched.dedup();
-            for t in touched {
-                self.refresh_topic(t as usize);
-            }
-        }
+        self.publish(to);
     }
 
     /// Drops a member from the balancing scope (a "fixed" assignment).
     pub fn deactivate(&mut self, member: usize) {
-        self.detach(member);
-        self.active[member] = false;
+        if self.active[member] {
+            self.add_size(self.size[member], -1);
+            self.active[member] = false;
+        }
     }
 
     /// Starts tracking `isBalanced()`; call once the balancing scope is final.
     pub fn track_balance(&mut self) {
         let topics = self.by_topic.len();
-        self.balance = Some(BalanceTracker {
-            holder_sizes: vec![BTreeMap::new(); topics],
-            unbalanced: vec![false; topics],
-            unbalanced_topics: 0,
-        });
+        let mut with_consumers = vec![false; topics];
         for m in 0..self.size.len() {
-            if !self.active[m] {
-                continue;
-            }
-            let size = self.size[m];
-            let b = self.balance.as_mut().expect("just set");
-            for t in self.held[m].keys() {
-                *b.holder_sizes[*t as usize].entry(size).or_default() += 1;
+            if self.active[m] {
+                for t in &self.potential[m] {
+                    with_consumers[*t as usize] = true;
+                }
             }
         }
-        for t in 0..topics {
-            self.refresh_topic(t);
+        self.balance = Some(BalanceTracker {
+            below_max: vec![BinaryHeap::new(); topics],
+            holders: vec![BinaryHeap::new(); topics],
+            topics: (0..topics as u32).filter(|t| with_consumers[*t as usize]).collect(),
+        });
+        for m in 0..self.size.len() {
+            self.publish(m);
         }
     }
 
-    fn refresh_topic(&mut self, topic: usize) {
-        let smallest = self.below_max_by_topic[topic].first().map(|l| l.0);
-        let Some(b) = &mut self.balance else { return };
-        let largest_holder = b.holder_sizes[topic].last_key_value().map(|(s, _)| *s);
-        let now = matches!((smallest, largest_holder), (Some(s), Some(h)) if h >= s + 2);
-        if now != b.unbalanced[topic] {
-            b.unbalanced[topic] = now;
-            if now {
-                b.unbalanced_topics += 1;
-            } else {
-                b.unbalanced_topics -= 1;
-            }
-        }
+    fn valid_consumer(&self, load: Load, below_max: bool) -> bool {
+        let m = self.member_of_rank[load.1 as usize] as usize;
+        self.active[m] && self.size[m] == load.0 && (!below_max || self.max_assignment[m] != load.0)
     }
 
     /// `isBalanced()` over the active members; needs [`LoadIndex::track_balance`].
-    pub fn is_balanced(&self) -> bool {
-        let (Some(min), Some(max)) = (self.sorted.first(), self.sorted.last()) else { return true };
-        min.0 + 1 >= max.0 || self.balance.as_ref().is_none_or(|b| b.unbalanced_topics == 0)
+    pub fn is_balanced(&mut self) -> bool {
+        let (Some((&min, _)), Some((&max, _))) = (self.sizes.first_key_value(), self.sizes.last_key_value()) else { return true };
+        if min + 1 >= max {
+            return true;
+        }
+        let Some(mut b) = self.balance.take() else { return true };
+        let mut balanced = true;
+        for &t in &b.topics {
+            let holders = &mut b.holders[t as usize];
+            let largest = loop {
+                match holders.peek() {
+                    None => break None,
+                    Some(&(s, m)) => {
+                        let m = m as usize;
+                        if self.active[m] && self.size[m] == s && self.held[m].contains_key(&t) {
+                            break Some(s);
+                        }
+                        holders.pop();
+                    }
+                }
+            };
+            let Some(largest) = largest else { continue };
+            let consumers = &mut b.below_max[t as usize];
+            let smallest = loop {
+                match consumers.peek() {
+                    None => break None,
+                    Some(&Reverse(load)) if self.valid_consumer(load, true) => break Some(load.0),
+                    Some(_) => {
+                        consumers.pop();
+                    }
+                }
+            };
+            if smallest.is_some_and(|s| largest >= s + 2) {
+                balanced = false;
+                break;
+            }
+        }
+        self.balance = Some(b);
+        balanced
     }
 
     /// The largest assignment size among active members (0 when none).
     pub fn max_size(&self) -> u32 {
-        self.sorted.last().map_or(0, |l| l.0)
+        self.sizes.last_key_value().map_or(0, |(s, _)| *s)
+    }
+
+    /// The least loaded active potential consumer of a topic (ties: smaller member id).
+    pub fn least_loaded(&mut self, topic: u32) -> Option<usize> {
+        let heap = &mut self.by_topic[topic as usize];
+        loop {
+            let &Reverse(load) = heap.peek()?;
+            let m = self.member_of_rank[load.1 as usize] as usize;
+            if self.active[m] && self.size[m] == load.0 {
+                return Some(m);
+            }
+            heap.pop();
+        }
     }
 
     /// Active potential consumers of a topic from the least loaded (ties: smaller member id).
-    pub fn consumers_by_load(&self, topic: u32) -> impl Iterator<Item = usize> + '_ {
-        self.by_topic[topic as usize].iter().map(|l| self.member_of_rank[l.1 as usize] as usize)
-    }
-
-    /// Smallest assignment size among the active potential consumers of a topic.
-    pub fn min_load(&self, topic: u32) -> Option<u32> {
-        self.by_topic[topic as usize].first().map(|l| l.0)
+    pub fn consumers_by_load(&self, topic: u32) -> Vec<usize> {
+        self.live_consumers(&self.by_topic[topic as usize], false)
+            .into_iter()
+            .map(|l| self.member_of_rank[l.1 as usize] as usize)
+            .collect()
     }
 
     /// Sizes of the active members, for the balance score.
     pub fn active_sizes(&self) -> Vec<u32> {
-        self.sorted.iter().map(|l| l.0).collect()
+        self.sizes.iter().flat_map(|(s, n)| std::iter::repeat_n(*s, *n as usize)).collect()
     }
 
-    /// Restores sizes and holdings saved earlier; sorted views are rebuilt, tracking stops.
+    /// Rebuilds every view from `size`, `held` and `active`; balance tracking stops.
+    fn rebuild(&mut self) {
+        self.balance = None;
+        self.sizes.clear();
+        self.by_topic.iter_mut().for_each(BinaryHeap::clear);
+        for m in 0..self.size.len() {
+            if self.active[m] {
+                self.add_size(self.size[m], 1);
+            }
+            self.publish(m);
+        }
+    }
+
+    /// Restores sizes and holdings saved earlier.
     pub fn restore(&mut self, size: Vec<u32>, held: Vec<BTreeMap<u32, u32>>) {
         self.size = size;
         self.held = held;
-        self.balance = None;
-        self.sorted.clear();
-        self.by_topic.iter_mut().for_each(BTreeSet::clear);
-        self.below_max_by_topic.iter_mut().for_each(BTreeSet::clear);
-        for m in 0..self.size.len() {
-            self.attach(m);
-        }
+        self.rebuild();
     }
 
     pub fn snapshot(&self) -> (Vec<u32>, Vec<BTreeMap<u32, u32>>) {
         (self.size.clone(), self.held.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::engine::SplitMix64;
+
+    /// The upstream definitions, by brute force.
+    fn naive_balanced(index: &LoadIndex, owner: &[(u32, usize)], topics: usize) -> bool {
+        let active: Vec<usize> = (0..index.size.len()).filter(|m| index.active[*m]).collect();
+        let (Some(min), Some(max)) = (active.iter().map(|m| index.size[*m]).min(), active.iter().map(|m| index.size[*m]).max())
+        else {
+            return true;
+        };
+        if min + 1 >= max {
+            return true;
+        }
+        for &c in &active {
+            if index.size[c] == index.max_assignment[c] {
+                continue;
+            }
+            for t in 0..topics as u32 {
+                if !index.potential[c].contains(&t) {
+                    continue;
+                }
+                if owner.iter().any(|(pt, o)| *pt == t && *o != c && index.active[*o] && index.size[c] + 1 < index.size[*o]) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn lazy_heaps_agree_with_brute_force() {
+        let mut rng = SplitMix64::new(42);
+        for round in 0..40 {
+            let members = 2 + rng.index(12);
+            let topics = 1 + rng.index(5);
+            let potential: Vec<Vec<u32>> = (0..members)
+                .map(|_| {
+                    let mut p: Vec<u32> = (0..topics as u32).filter(|_| rng.one_in(2)).collect();
+                    p.dedup();
+                    p
+                })
+                .collect();
+            let max: Vec<u32> = (0..members).map(|_| 3 + rng.index(20) as u32).collect();
+            let rank: Vec<u32> = (0..members as u32).rev().collect();
+            let mut index = LoadIndex::new(&rank, potential.clone(), max, topics);
+            // Partitions: (topic, owner); owners may hold topics they do not subscribe to.
+            let mut owner: Vec<(u32, usize)> = Vec::new();
+            for _ in 0..30 {
+                let t = rng.index(topics) as u32;
+                let m = rng.index(members);
+                index.transfer(t, None, m);
+                owner.push((t, m));
+            }
+            if round % 3 == 0 {
+                index.deactivate(rng.index(members));
+            }
+            index.track_balance();
+            for _ in 0..400 {
+                let i = rng.index(owner.len());
+                let to = rng.index(members);
+                let (t, from) = owner[i];
+                if from == to || !index.active[to] || !index.active[from] {
+                    continue;
+                }
+                index.transfer(t, Some(from), to);
+                owner[i].1 = to;
+                assert_eq!(index.is_balanced(), naive_balanced(&index, &owner, topics));
+                for t in 0..topics as u32 {
+                    let expect = (0..members)
+                        .filter(|m| index.active[*m] && potential[*m].contains(&t))
+                        .min_by_key(|m| (index.size[*m], rank[*m]));
+                    assert_eq!(index.least_loaded(t), expect);
+                }
+            }
+        }
     }
 }

@@ -29,8 +29,8 @@ struct MemberData {
 pub(super) struct Ownership {
     /// `consumerToOwnedPartitions`: still-valid claims, one owner per partition.
     pub owned: Vec<Vec<u32>>,
-    /// Partitions claimed by two members of the same generation.
-    pub multiple_owners: HashSet<u32>,
+    /// Partitions claimed by two members of the same generation (by gid).
+    pub multiple_owners: Vec<bool>,
     pub max_generation: i32,
     pub all_subscriptions_equal: bool,
 }
@@ -56,22 +56,28 @@ fn remove_first(list: &mut Vec<u32>, gid: u32) {
 /// wins, equal generations void the claim for both (§8 item 7).
 fn settle_ownership(g: &Group) -> Ownership {
     let mut equal = true;
-    let mut first_topics: Option<HashSet<&str>> = None;
+    // The first non-empty subscription, as a set of name ids (and its size).
+    let mut reference: Option<(Vec<bool>, usize)> = None;
     let mut max_generation = DEFAULT_GENERATION;
     let mut owned: Vec<Vec<u32>> = vec![Vec::new(); g.member_count()];
     let mut owner_of = vec![NONE; g.partition_count()];
-    let mut multiple_owners = HashSet::new();
+    let mut multiple_owners = vec![false; g.partition_count()];
     for &m in &g.hash_order {
         let m = m as usize;
-        let topics = &g.members[m].topics;
-        match &first_topics {
+        let topics = &g.raw_topics[m];
+        match &reference {
             // An empty subscription leaves the reference set empty, so the next one replaces it.
-            Some(set) if !set.is_empty() => {
-                if equal && !(topics.len() == set.len() && topics.iter().all(|t| set.contains(t.as_str()))) {
+            Some((set, len)) if *len > 0 => {
+                if equal && !(topics.len() == *len && topics.iter().all(|t| set[*t as usize])) {
                     equal = false;
                 }
             }
-            _ => first_topics = Some(topics.iter().map(String::as_str).collect()),
+            _ => {
+                let mut set = vec![false; g.raw_topic_count];
+                topics.iter().for_each(|t| set[*t as usize] = true);
+                let len = set.iter().filter(|x| **x).count();
+                reference = Some((set, len));
+            }
         }
         let generation = member_data(g, m).generation.unwrap_or(DEFAULT_GENERATION);
         max_generation = max_generation.max(generation);
@@ -84,7 +90,7 @@ fn settle_ownership(g: &Group) -> Ownership {
             }
             let other_generation = protocol_generation(g, other as usize);
             if generation == other_generation {
-                multiple_owners.insert(gid);
+                multiple_owners[gid as usize] = true;
                 remove_first(&mut owned[other as usize], gid);
                 owner_of[gid as usize] = m as u32;
             } else if generation > other_generation {
