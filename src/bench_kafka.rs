@@ -55,7 +55,10 @@ fn after_round(members: &[ClientMember], result: &GroupAssignment, generation: i
         .iter()
         .map(|m| ClientMember {
             generation,
-            owned: result[&m.id].iter().flat_map(|(t, ps)| ps.iter().map(move |p| TopicPartition::new(t.clone(), *p))).collect(),
+            owned: result[&m.id]
+                .iter()
+                .flat_map(|(t, ps)| ps.iter().map(move |p| TopicPartition::new(t.to_string(), *p)))
+                .collect(),
             ..m.clone()
         })
         .collect()
@@ -130,7 +133,7 @@ fn server_members(members: &[ClientMember]) -> Vec<ServerMember> {
 fn server_after_round(members: &[ServerMember], result: &GroupAssignment) -> Vec<ServerMember> {
     members[1..]
         .iter()
-        .map(|m| ServerMember { target: result[&m.id].iter().map(|(t, ps)| (t.clone(), ps.clone())).collect(), ..m.clone() })
+        .map(|m| ServerMember { target: result[&m.id].iter().map(|(t, ps)| (t.to_string(), ps.clone())).collect(), ..m.clone() })
         .collect()
 }
 

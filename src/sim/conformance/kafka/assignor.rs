@@ -40,7 +40,7 @@ fn assignment_json(a: &GroupAssignment) -> Value {
     Value::Object(
         a.iter()
             .map(|(m, topics)| {
-                let t = topics.iter().map(|(t, ps)| (t.clone(), Value::from(ps.clone()))).collect();
+                let t = topics.iter().map(|(t, ps)| (t.to_string(), Value::from(ps.clone()))).collect();
                 (m.clone(), Value::Object(t))
             })
             .collect(),

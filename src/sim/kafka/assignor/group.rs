@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata};
+use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName};
 use crate::sim::kafka::fast_hash::LookupMap;
 use crate::sim::kafka::java_order::{iteration_order, java_string_cmp, java_string_hash, TableInit};
 
@@ -165,20 +165,20 @@ impl<'a> Group<'a> {
     }
 
     /// Per-member gid lists to the public shape; every member present.
-    pub fn to_assignment(&self, per_member: &[Vec<u32>]) -> GroupAssignment {
-        let empty = Vec::new();
-        let mut out: Vec<(String, BTreeMap<String, Vec<i32>>)> = Vec::with_capacity(self.members.len());
-        for (i, m) in self.members.iter().enumerate() {
-            let mut gids = per_member.get(i).unwrap_or(&empty).clone();
+    pub fn to_assignment(&self, mut per_member: Vec<Vec<u32>>) -> GroupAssignment {
+        per_member.resize(self.members.len(), Vec::new());
+        let names: Vec<TopicName> = self.topics.iter().map(|t| TopicName::from(t.name)).collect();
+        let mut out: Vec<(String, BTreeMap<TopicName, Vec<i32>>)> = Vec::with_capacity(self.members.len());
+        for (m, mut gids) in self.members.iter().zip(per_member) {
             gids.sort_unstable();
-            let mut topics: Vec<(String, Vec<i32>)> = Vec::new();
+            let mut topics: Vec<(TopicName, Vec<i32>)> = Vec::new();
             let mut current = NONE;
             for gid in gids {
                 let t = self.topic_of[gid as usize];
                 let topic = &self.topics[t as usize];
                 if t != current {
                     current = t;
-                    topics.push((topic.name.to_string(), Vec::new()));
+                    topics.push((names[t as usize].clone(), Vec::new()));
                 }
                 if let Some(last) = topics.last_mut() {
                     last.1.push((gid - topic.first_gid) as i32);

@@ -14,6 +14,7 @@ mod sticky;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// One topic of the cluster metadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -89,8 +90,11 @@ impl ClientAssignor {
     }
 }
 
+/// A topic name shared by every member's entry (one allocation per topic, not per member).
+pub type TopicName = Arc<str>;
+
 /// Member id to `{topic: ascending partitions}`; every member is present.
-pub type GroupAssignment = BTreeMap<String, BTreeMap<String, Vec<i32>>>;
+pub type GroupAssignment = BTreeMap<String, BTreeMap<TopicName, Vec<i32>>>;
 
 /// What the upstream assignor throws. `Display` gives `"<Java class>: <message>"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,7 +138,7 @@ pub fn assign(assignor: ClientAssignor, cluster: &Cluster, members: &[ClientMemb
         ClientAssignor::Sticky => sticky::assign(&g, false)?,
         ClientAssignor::CooperativeSticky => sticky::assign(&g, true)?,
     };
-    Ok(g.to_assignment(&per_member))
+    Ok(g.to_assignment(per_member))
 }
 
 #[cfg(test)]

@@ -89,6 +89,7 @@ fn give(state: &mut TopicState, slot: usize, partitions: &[u32], out: &mut [Vec<
 }
 
 fn assign_ranges(state: &mut TopicState, rack_match: bool, out: &mut [Vec<u32>], g: &Group) {
+    let mut picked: Vec<u32> = Vec::new();
     for slot in 0..state.consumers.len() {
         if state.free_count == 0 {
             break;
@@ -97,7 +98,8 @@ fn assign_ranges(state: &mut TopicState, rack_match: bool, out: &mut [Vec<u32>],
         if limit == 0 {
             continue;
         }
-        let picked: Vec<u32> = state.unassigned().filter(|p| !rack_match || state.racks_match(slot, *p)).take(limit).collect();
+        picked.clear();
+        picked.extend(state.unassigned().filter(|p| !rack_match || state.racks_match(slot, *p)).take(limit));
         if !picked.is_empty() {
             give(state, slot, &picked, out, g);
         }

@@ -11,7 +11,7 @@ fn cluster(topics: &[(&str, i32)]) -> Cluster {
 }
 
 fn flat(a: &GroupAssignment, m: &str) -> Vec<(String, i32)> {
-    a[m].iter().flat_map(|(t, ps)| ps.iter().map(move |p| (t.clone(), *p))).collect()
+    a[m].iter().flat_map(|(t, ps)| ps.iter().map(move |p| (t.to_string(), *p))).collect()
 }
 
 #[test]

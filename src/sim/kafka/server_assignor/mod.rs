@@ -13,7 +13,7 @@ mod uniform_homogeneous;
 
 use std::collections::BTreeMap;
 
-pub use super::assignor::{AssignorError, GroupAssignment};
+pub use super::assignor::{AssignorError, GroupAssignment, TopicName};
 use super::uuid::Uuid;
 pub use spec::SubscriptionType;
 
@@ -74,7 +74,7 @@ pub fn assign(assignor: ServerAssignor, image: &TopicsImage, members: &[ServerMe
             (ServerAssignor::Range, _) => range::assign(&spec)?,
         }
     };
-    Ok(spec.to_assignment(&targets))
+    Ok(spec.to_assignment(targets))
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ fn non_existent() -> AssignorError {
 
 pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
     let members = sorted_members(spec);
-    let mut targets = vec![Target::new(); spec.member_count()];
+    let mut targets = vec![Target::default(); spec.member_count()];
     let mut ranges: Vec<Option<TopicRanges>> = (0..spec.topics.len()).map(|_| None).collect();
     if spec.subscription_type == SubscriptionType::Homogeneous {
         let topics = &spec.subscriptions[members[0]];
@@ -68,7 +68,7 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
         for &m in &members {
             for &t in topics {
                 if let Some(range) = ranges[t].as_mut().and_then(TopicRanges::next_range) {
-                    targets[m].insert(t, range.collect());
+                    targets[m].extend(t, range);
                 }
             }
         }
@@ -85,7 +85,7 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
         for &m in &members {
             for &t in &spec.subscriptions[m] {
                 if let Some(range) = ranges[t].as_mut().and_then(TopicRanges::next_range) {
-                    targets[m].insert(t, range.collect());
+                    targets[m].extend(t, range);
                 }
             }
         }

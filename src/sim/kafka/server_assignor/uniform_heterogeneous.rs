@@ -144,7 +144,7 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
         start: vec![usize::MAX; member_slots.len()],
         end: vec![usize::MAX; member_slots.len()],
         sizes: vec![0; member_slots.len()],
-        targets: vec![Target::new(); spec.member_count()],
+        targets: vec![Target::default(); spec.member_count()],
         member_slots,
         subscribers,
         topics,
@@ -180,7 +180,7 @@ impl Builder<'_> {
     fn keep_subscribed_targets(&mut self) -> Result<(), AssignorError> {
         for index in 0..self.member_slots.len() {
             let slot = self.member_slots[index];
-            for (t, partitions) in &self.spec.previous[slot] {
+            for (t, partitions) in self.spec.previous(slot) {
                 if !self.spec.subscribes(slot, *t) {
                     continue;
                 }
@@ -195,7 +195,7 @@ impl Builder<'_> {
                     };
                     *owner = index as i64;
                 }
-                self.targets[slot].entry(*t).or_default().extend(partitions.iter().copied());
+                self.targets[slot].extend(*t, partitions.iter().copied());
             }
         }
         Ok(())
@@ -221,12 +221,10 @@ impl Builder<'_> {
         owners[partition as usize] = member as i64;
         if old >= 0 {
             let old = old as usize;
-            if let Some(set) = self.targets[self.member_slots[old]].get_mut(&topic) {
-                set.remove(&partition);
-            }
+            self.targets[self.member_slots[old]].remove(topic, partition);
             self.sizes[old] -= 1;
         }
-        self.targets[self.member_slots[member]].entry(topic).or_default().insert(partition);
+        self.targets[self.member_slots[member]].add(topic, partition);
         self.sizes[member] += 1;
     }
 

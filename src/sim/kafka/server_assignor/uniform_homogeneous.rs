@@ -6,18 +6,10 @@
 
 use super::spec::{GroupSpec, Target};
 use super::AssignorError;
-use crate::sim::kafka::java_order::{iteration_order, TableInit};
 
 pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
-    let first = spec.member_order[0];
-    // `new HashSet<>(firstMember.subscribedTopicIds())`: sized by the number of names.
-    let own = &spec.subscriptions[first];
-    let order = iteration_order(
-        &own.iter().map(|t| spec.topics[*t].id.java_hash()).collect::<Vec<_>>(),
-        TableInit::CopyOfCollection(spec.subscribed_names[first]),
-    );
-    let subscribed: Vec<usize> = order.into_iter().map(|i| own[i]).collect();
-    let mut targets = vec![Target::new(); spec.member_count()];
+    let subscribed = spec.subscribed_topic_set(spec.member_order[0]);
+    let mut targets = vec![Target::default(); spec.member_count()];
     if subscribed.is_empty() {
         return Ok(targets);
     }
@@ -46,23 +38,18 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
             quota += 1;
             extra -= 1;
         }
-        for (t, partitions) in &spec.previous[m] {
-            if !subscribed.contains(t) {
+        for (t, partitions) in spec.previous_in_java_order(m) {
+            if !subscribed.contains(&t) {
                 continue;
             }
-            let kept = targets[m].entry(*t).or_default();
             if partitions.len() as i64 <= quota {
                 quota -= partitions.len() as i64;
-                kept.extend(partitions.iter().copied());
+                targets[m].extend(t, partitions);
             } else {
-                for p in partitions {
-                    if quota > 0 {
-                        quota -= 1;
-                        kept.insert(*p);
-                    } else {
-                        unassigned.push((*t, *p));
-                    }
-                }
+                let keep = quota.max(0) as usize;
+                quota -= keep as i64;
+                targets[m].extend(t, partitions[..keep].iter().copied());
+                unassigned.extend(partitions[keep..].iter().map(|p| (t, *p)));
             }
         }
         if quota > 0 {
@@ -75,7 +62,7 @@ pub(super) fn assign(spec: &GroupSpec) -> Result<Vec<Target>, AssignorError> {
         for _ in 0..quota {
             let Some(&(t, p)) = unassigned.get(next) else { break };
             next += 1;
-            targets[m].entry(t).or_default().insert(p);
+            targets[m].add(t, p);
         }
     }
     if next < unassigned.len() {
