@@ -61,6 +61,8 @@ pub enum SubscriptionError {
     IllegalArgument(String),
     /// `resetInitializingPositions` with `auto.offset.reset=none`.
     NoOffsetForPartition(Vec<TopicPartition>),
+    /// A state built with AWAIT_VALIDATION but no position, compared during validation.
+    NullPointer(String),
 }
 
 impl fmt::Display for SubscriptionError {
@@ -68,6 +70,7 @@ impl fmt::Display for SubscriptionError {
         match self {
             SubscriptionError::IllegalState(m) => write!(f, "IllegalStateException: {m}"),
             SubscriptionError::IllegalArgument(m) => write!(f, "IllegalArgumentException: {m}"),
+            SubscriptionError::NullPointer(m) => write!(f, "NullPointerException: {m}"),
             SubscriptionError::NoOffsetForPartition(tps) => {
                 let names: Vec<String> = tps.iter().map(|tp| format!("{}-{}", tp.topic, tp.partition)).collect();
                 write!(
@@ -439,7 +442,9 @@ impl SubscriptionState {
         if !state.awaiting_validation() {
             return Ok(None);
         }
-        let Some(current) = state.position else { return Ok(None) };
+        let Some(current) = state.position else {
+            return Err(SubscriptionError::NullPointer("the position awaiting validation is null".into()));
+        };
         if current != request_position {
             return Ok(None);
         }
