@@ -144,7 +144,7 @@ pub fn reconcile(
             if owns_any(owned, &member.pending_revocation) {
                 Ok(member.clone())
             } else {
-                Ok(next_assignment(member, member.member_epoch + 1, target_epoch, target, &partition_epoch, owned))
+                Ok(next_assignment(member, member.member_epoch.wrapping_add(1), target_epoch, target, &partition_epoch, owned))
             }
         }
         MemberState::Unknown => {

@@ -603,7 +603,7 @@ impl SubscriptionState {
             IsolationLevel::ReadCommitted => s.last_stable_offset,
             IsolationLevel::ReadUncommitted => s.high_watermark,
         };
-        Ok(end.map(|e| e - position.offset))
+        Ok(end.map(|e| e.wrapping_sub(position.offset)))
     }
 
     /// `allConsumed`: what auto-commit commits, the position (next offset) and offset epoch of

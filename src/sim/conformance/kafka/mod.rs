@@ -79,6 +79,63 @@ mod tests {
         run_file("kafka.reconciliation.json");
     }
 
+    /// Replaces one random node of `v` with odd data.
+    fn mutate(v: &mut Value, rng: &mut crate::sim::engine::SplitMix64) {
+        let junk = [
+            Value::Null,
+            serde_json::json!(-1),
+            serde_json::json!(i64::MAX),
+            serde_json::json!(i32::MIN),
+            serde_json::json!(0),
+            serde_json::json!("\u{1F600}x"),
+            serde_json::json!([]),
+            serde_json::json!({}),
+            serde_json::json!([["t", -3]]),
+        ];
+        let descend = rng.index(3) > 0;
+        match v {
+            Value::Array(items) if descend && !items.is_empty() => {
+                let i = rng.index(items.len());
+                mutate(&mut items[i], rng);
+            }
+            Value::Object(map) if descend && !map.is_empty() => {
+                let Some(key) = map.keys().nth(rng.index(map.len())).cloned() else { return };
+                if rng.one_in(6) {
+                    map.remove(&key);
+                } else if let Some(x) = map.get_mut(&key) {
+                    mutate(x, rng);
+                }
+            }
+            _ => *v = junk[rng.index(junk.len())].clone(),
+        }
+    }
+
+    /// Odd input never panics: every vector case, mutated a few times, still gives a value.
+    #[test]
+    fn mutated_vectors_never_panic() {
+        let mut rng = crate::sim::engine::SplitMix64::new(848);
+        for name in [
+            "kafka.assignor.json",
+            "kafka.assignor-sample.json",
+            "kafka.murmur2.json",
+            "kafka.subscription_state.json",
+            "kafka.reconciliation.json",
+        ] {
+            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance").join(name);
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let file = parse_vector_file(name, &text).expect("vector file parses");
+            for (_, input, _) in &file.cases {
+                for _ in 0..8 {
+                    let mut odd = input.clone();
+                    for _ in 0..1 + rng.index(3) {
+                        mutate(&mut odd, &mut rng);
+                    }
+                    let _ = run(&file.kind, &odd);
+                }
+            }
+        }
+    }
+
     #[test]
     fn malformed_input_is_an_error_value() {
         for kind in KINDS {

@@ -7,8 +7,8 @@ use crate::sim::conformance::error_value;
 use crate::sim::kafka::murmur2::{murmur2, to_positive};
 
 fn hex_bytes(hex: &str) -> Result<Vec<u8>, String> {
-    if hex.len() % 2 != 0 {
-        return Err("keyHex: odd number of digits".into());
+    if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err("keyHex: expected an even number of hex digits".into());
     }
     (0..hex.len())
         .step_by(2)

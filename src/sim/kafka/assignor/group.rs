@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName};
+use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName, MAX_PARTITIONS_PER_TOPIC};
 use crate::sim::kafka::fast_hash::LookupMap;
 use crate::sim::kafka::java_order::{iteration_order, java_string_cmp, java_string_hash, TableInit};
 
@@ -89,6 +89,12 @@ impl<'a> Group<'a> {
         for raw in names {
             let name = raw_names[raw as usize];
             let (key, metadata) = cluster.get_key_value(name).ok_or_else(|| AssignorError::InvalidInput(name.to_string()))?;
+            if metadata.partitions > MAX_PARTITIONS_PER_TOPIC || topic_of.len() > u32::MAX as usize / 2 {
+                return Err(AssignorError::InvalidInput(format!(
+                    "topic {name} has too many partitions ({})",
+                    metadata.partitions
+                )));
+            }
             let count = metadata.partitions as u32;
             topic_of_raw[raw as usize] = topics.len() as u32;
             topic_of.extend(std::iter::repeat_n(topics.len() as u32, count as usize));

@@ -16,6 +16,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+/// The largest partition count a topic may have here (Kafka's practical limits are far lower);
+/// larger counts are rejected rather than allocated.
+pub const MAX_PARTITIONS_PER_TOPIC: i32 = 1 << 20;
+
 /// One topic of the cluster metadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TopicMetadata {

@@ -13,7 +13,7 @@ mod uniform_homogeneous;
 
 use std::collections::BTreeMap;
 
-pub use super::assignor::{AssignorError, GroupAssignment, TopicName};
+pub use super::assignor::{AssignorError, GroupAssignment, TopicName, MAX_PARTITIONS_PER_TOPIC};
 use super::uuid::Uuid;
 pub use spec::SubscriptionType;
 
@@ -64,6 +64,9 @@ impl ServerAssignor {
 
 /// Computes the new target assignment. Every member is present in the result.
 pub fn assign(assignor: ServerAssignor, image: &TopicsImage, members: &[ServerMember]) -> Result<GroupAssignment, AssignorError> {
+    if let Some((name, t)) = image.iter().find(|(_, t)| t.partitions > MAX_PARTITIONS_PER_TOPIC) {
+        return Err(AssignorError::InvalidInput(format!("topic {name} has too many partitions ({})", t.partitions)));
+    }
     let spec = spec::GroupSpec::new(image, members);
     let targets = if spec.member_count() == 0 {
         Vec::new()
