@@ -20,7 +20,8 @@ use rack_info::RackInfo;
 /// `AbstractStickyAssignor.DEFAULT_GENERATION`.
 const DEFAULT_GENERATION: i32 = -1;
 
-/// `memberData(subscription)`: previously owned partitions and the generation they belong to.
+/// `memberData(subscription)`. Its partitions are the member's `owned` list (`Group::owned`);
+/// the generation is absent for a member that never had an assignment.
 struct MemberData {
     generation: Option<i32>,
 }
