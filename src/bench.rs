@@ -129,12 +129,14 @@ pub fn main(args: &[String]) -> ExitCode {
         "sql92" => bench_sql92(),
         "filters" => crate::bench_filters::bench_filter_manager(),
         "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
+        "kafka" => crate::bench_kafka::bench_kafka(),
         "all" => {
             bench_throughput(n);
             bench_allocate();
             bench_sql92();
             crate::bench_filters::bench_filter_manager();
             crate::bench_pulsar::bench_pulsar(n as usize);
+            crate::bench_kafka::bench_kafka();
         }
         other => {
             eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, all)");

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod hash;
 pub mod history;
 pub mod json_path;
+pub mod kafka;
 pub mod link;
 pub mod model;
 pub mod presets;

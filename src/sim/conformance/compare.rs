@@ -33,6 +33,7 @@ fn normalise(kind: &str, v: &Value) -> Value {
             }
         }
         pulsar_kind if pulsar_kind.starts_with("pulsar.") => super::pulsar::normalise(pulsar_kind, &mut v),
+        k if k.starts_with("kafka.") => super::kafka::normalise(k, &mut v),
         _ => {}
     }
     v

@@ -6,6 +6,7 @@
 mod allocate;
 mod bloom;
 mod compare;
+mod kafka;
 mod pulsar;
 mod rocketmq;
 mod sql92;
@@ -30,6 +31,10 @@ pub const SUPPORTED_KINDS: &[&str] = &[
     "pulsar.key_shared",
     "pulsar.scalable",
     "pulsar.cursor",
+    "kafka.assignor",
+    "kafka.murmur2",
+    "kafka.subscription_state",
+    "kafka.reconciliation",
 ];
 
 /// Runs one case. `Err` means the kind is not supported by this build.
@@ -43,6 +48,7 @@ pub fn run_case(kind: &str, input: &Value) -> Result<Value, String> {
         "rocketmq.sql92" => Ok(sql92::run(input)),
         "rocketmq.bloom" => Ok(bloom::run(input)),
         pulsar_kind if pulsar_kind.starts_with("pulsar.") => pulsar::run(pulsar_kind, input),
+        k if kafka::KINDS.contains(&k) => Ok(kafka::run(k, input)),
         other => Err(format!("kind {other} is not supported yet")),
     }
 }

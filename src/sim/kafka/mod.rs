@@ -1,0 +1,23 @@
+//! Kafka consumer-group model: the pure algorithms (shared/specs/kafka.md), bit-exact with the
+//! upstream Java at commit 1eb7644 where the conformance vectors pin them down.
+//!
+//! - [`java_order`], [`uuid`]: Java ordering and `HashMap` iteration order (§0.2, §0.3);
+//!   [`fast_hash`]: a hasher for lookup-only tables.
+//! - [`murmur2`], [`partitioner`]: producer partition choice (§6).
+//! - [`assignor`]: classic-protocol client assignors (§1).
+//! - [`classic_group`]: rebalance protocol, protocol vote and leader choice (§1.4, §2, §10).
+//! - [`server_assignor`]: KIP-848 coordinator assignors (§3).
+//! - [`fetch_state`], [`subscription_state`]: the consumer's `SubscriptionState` (§4).
+//! - [`reconciliation`]: KIP-848 member reconciliation and epochs (§3).
+
+pub mod assignor;
+pub mod classic_group;
+pub mod fast_hash;
+pub mod fetch_state;
+pub mod java_order;
+pub mod murmur2;
+pub mod partitioner;
+pub mod reconciliation;
+pub mod server_assignor;
+pub mod subscription_state;
+pub mod uuid;
