@@ -175,6 +175,16 @@ pub fn App() -> impl IntoView {
         Act::Nothing => {}
     };
     let on_canvas_click = move |ev: leptos::ev::MouseEvent| act(canvas::click(ev.offset_x() as f64, ev.offset_y() as f64));
+    // Hovering a message cell shows what it carried (tag, body, properties) as a tooltip.
+    let on_canvas_move = move |ev: leptos::ev::MouseEvent| {
+        let tip = sim.peek(|m| canvas::hover(ev.offset_x() as f64, ev.offset_y() as f64, m)).flatten();
+        if let Some(el) = canvas_ref.get_untracked() {
+            let _ = match tip {
+                Some(t) => el.set_attribute("title", &t),
+                None => el.remove_attribute("title"),
+            };
+        }
+    };
     let on_canvas_key = move |ev: leptos::ev::KeyboardEvent| {
         let key = ev.key();
         if matches!(key.as_str(), "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "Enter" | " " | "Home" | "Escape") {
@@ -262,6 +272,7 @@ pub fn App() -> impl IntoView {
                         node_ref=canvas_ref
                         tabindex="0"
                         on:click=on_canvas_click
+                        on:mousemove=on_canvas_move
                         on:keydown=on_canvas_key
                         aria-label="Topology: producers, brokers with their partitions, consumers, assignment and messages in flight. Arrow keys move between elements and along a partition's messages; Enter opens a message's provenance."
                         aria-describedby="canvas-focus"

@@ -76,6 +76,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let last_announce = Rc::new(Cell::new(f64::MIN));
     let announced_version = Rc::new(Cell::new(u64::MAX));
     let tracker = Rc::new(RefCell::new(Tracker::default()));
+    let frames = Rc::new(Cell::new(0u64));
     // A window resize changes canvas sizes: everything is redrawn on the next frame.
     let resized = RwSignal::new(0u32);
     let _ = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
@@ -88,6 +89,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let cb2 = cb.clone();
     *cb.borrow_mut() = Some(Closure::new(move |ts: f64| {
         let t0 = perf_now();
+        frames.set(frames.get().wrapping_add(1));
         let prev = last_ts.replace(Some(ts));
         let dt = prev.map(|p| (ts - p).clamp(0.0, 100.0)).unwrap_or(0.0);
         let playing = sim.playing.get_untracked();
@@ -155,7 +157,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             if v != drawn_version.get() || animate || resize_now || busy.get() {
                 t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
                 if let Some(el) = cv.topology.get_untracked() {
-                    let d = canvas::draw(&el, &**m, &t, clock.get(), ts);
+                    let describe = !playing || frames.get() % 8 == 0;
+                    let d = canvas::draw(&el, &**m, &t, clock.get(), ts, describe);
                     busy.set(d.busy);
                     dots = Some(d.dots);
                 }

@@ -25,8 +25,13 @@ pub fn Inspector() -> impl IntoView {
             let mut h = String::new();
             for t in view.topics.iter().filter(|t| !t.internal) {
                 for p in &t.partitions {
-                    let key = esc(&format!("{}:{}", t.name, p.label));
-                    let key_text = esc_ident(&format!("{}:{}", t.name, p.label));
+                    // With several brokers a queue is named by its broker too.
+                    let name = match p.broker.filter(|_| view.brokers.len() > 1).and_then(|b| view.brokers.get(b)) {
+                        Some(b) => format!("{}:{}:{}", t.name, b.name, p.label),
+                        None => format!("{}:{}", t.name, p.label),
+                    };
+                    let key = esc(&name);
+                    let key_text = esc_ident(&name);
                     let names: Vec<&str> =
                         p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.name.as_str()).collect();
                     let groups: Vec<&str> =

@@ -60,7 +60,7 @@ fn draw(el: &HtmlCanvasElement, spec: Spec<'_>) {
     let y_max = if y_top <= 0.0 { 1.0 } else { y_top * 1.15 };
     let labelled = spec.names.len().min(LABELLED);
     // The end labels get a margin of their own.
-    let longest = spec.names.iter().take(labelled).map(|n| n.chars().count()).max().unwrap_or(0).min(16);
+    let longest = spec.names.iter().take(labelled).map(|n| n.chars().count()).max().unwrap_or(0).min(22);
     let label_w = if labelled == 0 { 8.0 } else { 10.0 + longest as f64 * 6.2 };
     let mut builder = ChartBuilder::on(&root);
     if !spec.title.is_empty() {
@@ -134,7 +134,7 @@ fn draw(el: &HtmlCanvasElement, spec: Spec<'_>) {
         }
     }
     for (y, name, col) in placed {
-        let short: String = name.chars().take(16).collect();
+        let short: String = name.chars().take(22).collect();
         let style = ("sans-serif", px(10.0)).into_font().color(&col).pos(Pos::new(HPos::Left, VPos::Center));
         let _ = root.draw(&Text::new(short, (x1 + px(4.0), y), style));
     }

@@ -421,9 +421,13 @@ pub fn esc(s: &str) -> String {
 /// (`%RETRY%<wbr>test<wbr>Group<wbr>Consumer`), never in the middle of a word.
 pub fn esc_ident(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
+    let chars: Vec<char> = s.chars().collect();
     let mut prev: Option<char> = None;
-    for c in s.chars() {
-        if prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) {
+    for (i, &c) in chars.iter().enumerate() {
+        // Only before a capital that starts a word ("Group" in "testGroup"), not a lone suffix
+        // ("B" in "ConsumerB").
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+        if prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) && next_lower {
             out.push_str("<wbr>");
         }
         out.push_str(&esc(&c.to_string()));

@@ -117,6 +117,7 @@ impl Tracker {
     fn learn_partitions(&mut self, sim: &dyn Simulation) {
         let view = sim.view();
         let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
+        let multi_broker = view.brokers.len() > 1;
         for t in &view.topics {
             for p in &t.partitions {
                 if self.series_of.contains_key(&p.id) || self.ignored.contains_key(&p.id) {
@@ -126,7 +127,10 @@ impl Tracker {
                     self.ignored.insert(p.id, ());
                     continue;
                 }
-                let label = if multi_topic { format!("{} {}", t.name, p.label) } else { p.label.clone() };
+                let mut label = if multi_topic { format!("{} {}", t.name, p.label) } else { p.label.clone() };
+                if let Some(b) = p.broker.filter(|_| multi_broker).and_then(|b| view.brokers.get(b)) {
+                    label = format!("{} {label}", b.name);
+                }
                 self.add_partition(p.id, label);
             }
         }

@@ -163,7 +163,6 @@ impl World {
         names.sort_unstable();
         names.dedup();
         let members = group_members(self);
-        let multi_broker = self.brokers.len() > 1;
         let mut out = Vec::new();
         for topic in names {
             let mut partitions = Vec::new();
@@ -197,7 +196,8 @@ impl World {
                         Some(cid) => format!("allocated to {cid}, which does not pull it"),
                         None => "no owner in the group".to_string(),
                     });
-                    let label = if multi_broker { format!("{} q{q}", b.name) } else { format!("q{q}") };
+                    // The broker is the box the row sits in; the label names only the queue.
+                    let label = format!("q{q}");
                     partitions.push(PartitionView {
                         id,
                         label,

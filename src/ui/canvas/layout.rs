@@ -239,7 +239,7 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let (start, shown, paged) = page(nc, fit_c, pages.get("consumers").copied().unwrap_or(0));
     let slots = shown + usize::from(paged);
     if slots > 0 {
-        let box_h = ((avail - gap_c * (slots as f64 - 1.0)) / slots as f64).clamp(min_box, 4.0 * line_h + 12.0);
+        let box_h = ((avail - gap_c * (slots as f64 - 1.0)) / slots as f64).clamp(min_box, 5.5 * line_h + 12.0);
         let total = box_h * slots as f64 + gap_c * (slots as f64 - 1.0);
         let mut y = top + ((avail - total) / 2.0).max(0.0);
         for i in start..start + shown {
@@ -358,7 +358,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
     let w = area.w - 16.0;
     let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
     // A label column wide enough for "TopicTestA q0" when rows name their topic.
-    let label_w = if multi_topic { (w * 0.3).clamp(70.0, 220.0) } else { (w * 0.14).clamp(34.0, 90.0) };
+    let label_w = if multi_topic { (w * 0.3).clamp(70.0, 220.0) } else { (w * 0.16).clamp(50.0, 100.0) };
     let info_w = (w * 0.16).clamp(46.0, 120.0);
     let bar_x = x + label_w;
     let bar_w = (w - label_w - info_w - 6.0).max(20.0);
@@ -424,7 +424,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
                 index: pi,
                 label,
                 rect,
-                label_rect: Rect::new(x + if title { 10.0 } else { 0.0 }, y, label_w - if title { 14.0 } else { 4.0 }, row_h),
+                label_rect: Rect::new(x + if title { 8.0 } else { 0.0 }, y, label_w - if title { 10.0 } else { 4.0 }, row_h),
                 bar: Rect::new(bar_x, y + pad, bar_w, row_h - 2.0 * pad),
                 info: Rect::new(bar_x + bar_w + 6.0, y, info_w, row_h),
             });

@@ -54,10 +54,35 @@ struct CanvasState {
     flashes: BTreeMap<(usize, usize), (Millis, f64)>,
     focus: Option<Focus>,
     highlight: Option<String>,
+    /// The last `data-scene` written.
+    scene: String,
 }
 
 thread_local! {
     static STATE: RefCell<CanvasState> = RefCell::new(CanvasState::default());
+    /// The font last set with `font()`, and text widths measured in it: measuring crosses into
+    /// the browser, and the same labels are fitted every frame.
+    static FONT: RefCell<String> = const { RefCell::new(String::new()) };
+    static WIDTHS: RefCell<std::collections::HashMap<(String, String), f64>> = RefCell::new(std::collections::HashMap::new());
+}
+
+/// The width of `s` in the current font, measured once per (font, text).
+fn measure(ctx: &CanvasRenderingContext2d, s: &str) -> f64 {
+    let font = FONT.with(|f| f.borrow().clone());
+    let key = (font, s.to_string());
+    if let Some(w) = WIDTHS.with(|m| m.borrow().get(&key).copied()) {
+        return w;
+    }
+    let w = ctx.measure_text(s).map(|m| m.width()).unwrap_or(s.len() as f64 * 7.0);
+    WIDTHS.with(|m| {
+        let mut m = m.borrow_mut();
+        // Bounded: a long session measures many different strings.
+        if m.len() > 8192 {
+            m.clear();
+        }
+        m.insert(key, w);
+    });
+    w
 }
 
 /// What one frame drew.
@@ -100,7 +125,7 @@ fn rounded(ctx: &CanvasRenderingContext2d, r: Rect, radius: f64) {
 
 /// `text`, shortened with "…" until it fits `max_w` at the context's current font.
 fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
-    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(s.len() as f64 * 7.0);
+    let width = |s: &str| measure(ctx, s);
     if max_w <= 0.0 {
         return String::new();
     }
@@ -127,7 +152,7 @@ fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
 /// `text` broken into at most `max_lines` lines of at most `max_w` (the last one shortened with
 /// "…" if it still does not fit).
 fn wrap(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64, max_lines: usize) -> Vec<String> {
-    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(s.len() as f64 * 7.0);
+    let width = |s: &str| measure(ctx, s);
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     let words: Vec<&str> = text.split(' ').collect();
@@ -161,7 +186,9 @@ fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
 }
 
 fn font(ctx: &CanvasRenderingContext2d, size: f64, weight: &str) {
-    ctx.set_font(&format!("{weight} {size:.1}px system-ui, sans-serif"));
+    let f = format!("{weight} {size:.1}px system-ui, sans-serif");
+    ctx.set_font(&f);
+    FONT.with(|cur| *cur.borrow_mut() = f);
 }
 
 fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
@@ -172,51 +199,26 @@ fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
     (x, y)
 }
 
-/// Draws one cell in the style of its fate.
-fn draw_cell(ctx: &CanvasRenderingContext2d, c: &Cell, r: Rect, font_px: f64) {
-    let col = palette::tag(c.key);
-    ctx.set_line_dash(&js_sys::Array::new()).ok();
-    match c.fate {
-        Fate::Consumed => {
-            ctx.set_fill_style_str(col);
-            ctx.fill_rect(r.x, r.y, r.w, r.h);
-        }
-        Fate::Pending => {
-            ctx.set_stroke_style_str(col);
-            ctx.set_line_width(1.2);
-            ctx.stroke_rect(r.x + 0.6, r.y + 0.6, (r.w - 1.2).max(0.5), (r.h - 1.2).max(0.5));
-        }
-        Fate::Skipped => {
-            ctx.set_stroke_style_str(col);
-            ctx.set_line_width(1.2);
-            ctx.stroke_rect(r.x + 0.6, r.y + 0.6, (r.w - 1.2).max(0.5), (r.h - 1.2).max(0.5));
-            ctx.set_stroke_style_str(palette::INK);
-            ctx.set_line_width(1.0);
-            ctx.begin_path();
-            ctx.move_to(r.x + 1.0, r.y + 1.0);
-            ctx.line_to(r.right() - 1.0, r.bottom() - 1.0);
-            ctx.move_to(r.right() - 1.0, r.y + 1.0);
-            ctx.line_to(r.x + 1.0, r.bottom() - 1.0);
-            ctx.stroke();
-        }
-        Fate::Retrying => {
-            let dash = js_sys::Array::of2(&2.0.into(), &2.0.into());
-            ctx.set_line_dash(&dash).ok();
-            ctx.set_stroke_style_str(col);
-            ctx.set_line_width(1.4);
-            ctx.stroke_rect(r.x + 0.7, r.y + 0.7, (r.w - 1.4).max(0.5), (r.h - 1.4).max(0.5));
-            ctx.set_line_dash(&js_sys::Array::new()).ok();
-        }
-        Fate::DeadLettered => {
-            ctx.set_fill_style_str(palette::INK);
-            ctx.fill_rect(r.x, r.y, r.w, r.h);
-            ctx.set_fill_style_str(col);
-            ctx.fill_rect(r.x, r.y, r.w, (r.h * 0.25).max(1.0));
-        }
-    }
-    // The SQL92 verdict that skipped it, when there is room for a letter.
-    if let Some(note) = c.note {
-        if r.w >= font_px * 0.75 && r.h >= font_px * 0.9 {
+/// Cells grouped by how they are drawn, so a frame makes a few paths instead of one call per cell.
+#[derive(Default)]
+struct CellBatch {
+    /// (fate, colour key) → cell rectangles.
+    groups: BTreeMap<(u8, u32), Vec<Rect>>,
+    /// Letters drawn on cells (SQL92 verdicts).
+    letters: Vec<(&'static str, Rect)>,
+}
+
+impl CellBatch {
+    fn add(&mut self, c: &Cell, r: Rect) {
+        let fate = match c.fate {
+            Fate::Consumed => 0,
+            Fate::Pending => 1,
+            Fate::Skipped => 2,
+            Fate::Retrying => 3,
+            Fate::DeadLettered => 4,
+        };
+        self.groups.entry((fate, c.key)).or_default().push(r);
+        if let Some(note) = c.note {
             let letter = match note {
                 "FALSE" => "F",
                 "NULL" => "N",
@@ -224,10 +226,84 @@ fn draw_cell(ctx: &CanvasRenderingContext2d, c: &Cell, r: Rect, font_px: f64) {
                 "BLOOM_MISS" => "B",
                 _ => "?",
             };
-            font(ctx, (font_px * 0.75).min(r.h - 2.0), "700");
+            self.letters.push((letter, r));
+        }
+    }
+
+    /// Draws every cell in the style of its fate: filled = consumed, outline = waiting, outline
+    /// and a cross = skipped, dashed = retrying, dark with a coloured top = dead-lettered.
+    fn draw(&self, ctx: &CanvasRenderingContext2d, font_px: f64) {
+        let outline = |rs: &[Rect]| {
+            ctx.begin_path();
+            for r in rs {
+                ctx.rect(r.x + 0.6, r.y + 0.6, (r.w - 1.2).max(0.5), (r.h - 1.2).max(0.5));
+            }
+            ctx.stroke();
+        };
+        ctx.set_line_width(1.2);
+        for (&(fate, key), rs) in &self.groups {
+            let col = palette::tag(key);
+            match fate {
+                0 => {
+                    ctx.set_fill_style_str(col);
+                    ctx.begin_path();
+                    for r in rs {
+                        ctx.rect(r.x, r.y, r.w, r.h);
+                    }
+                    ctx.fill();
+                }
+                1 | 2 => {
+                    ctx.set_stroke_style_str(col);
+                    outline(rs);
+                }
+                3 => {
+                    let dash = js_sys::Array::of2(&2.0.into(), &2.0.into());
+                    ctx.set_line_dash(&dash).ok();
+                    ctx.set_stroke_style_str(col);
+                    outline(rs);
+                    ctx.set_line_dash(&js_sys::Array::new()).ok();
+                }
+                _ => {
+                    ctx.set_fill_style_str(palette::INK);
+                    ctx.begin_path();
+                    for r in rs {
+                        ctx.rect(r.x, r.y, r.w, r.h);
+                    }
+                    ctx.fill();
+                    ctx.set_fill_style_str(col);
+                    ctx.begin_path();
+                    for r in rs {
+                        ctx.rect(r.x, r.y, r.w, (r.h * 0.25).max(1.0));
+                    }
+                    ctx.fill();
+                }
+            }
+        }
+        // The crosses of skipped cells, in ink, one path.
+        ctx.set_stroke_style_str(palette::INK);
+        ctx.set_line_width(1.0);
+        ctx.begin_path();
+        for ((fate, _), rs) in &self.groups {
+            if *fate == 2 {
+                for r in rs {
+                    ctx.move_to(r.x + 1.0, r.y + 1.0);
+                    ctx.line_to(r.right() - 1.0, r.bottom() - 1.0);
+                    ctx.move_to(r.right() - 1.0, r.y + 1.0);
+                    ctx.line_to(r.x + 1.0, r.bottom() - 1.0);
+                }
+            }
+        }
+        ctx.stroke();
+        // The SQL92 verdict that skipped a message, where there is room for a letter.
+        if !self.letters.is_empty() {
             ctx.set_text_align("center");
             ctx.set_fill_style_str(palette::INK);
-            let _ = ctx.fill_text(letter, r.x + r.w / 2.0, r.mid_y());
+            for (letter, r) in &self.letters {
+                if r.w >= font_px * 0.75 && r.h >= font_px * 0.9 {
+                    font(ctx, (font_px * 0.75).min(r.h - 2.0), "700");
+                    let _ = ctx.fill_text(letter, r.x + r.w / 2.0, r.mid_y());
+                }
+            }
             ctx.set_text_align("left");
         }
     }
@@ -242,7 +318,9 @@ fn draw_cross(ctx: &CanvasRenderingContext2d, x: f64, y: f64, s: f64) {
 
 /// Draws the model. `clock` is the animation clock (ms) dots move by; `wall` is the page's clock
 /// (ms), for flashes that play out even while paused.
-pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f64, wall: f64) -> Drawn {
+/// `describe`: also refresh the canvas's `data-scene` (costs a little; the frame loop asks for it
+/// when paused and a few times a second while playing).
+pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f64, wall: f64, describe: bool) -> Drawn {
     let idle = Drawn { dots: 0, busy: false };
     let Some(win) = web_sys::window() else { return idle };
     let dpr = win.device_pixel_ratio().max(1.0);
@@ -265,13 +343,101 @@ pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f6
         let mut st = st.borrow_mut();
         let l = layout::layout(&view, cw, ch, &st.pages);
         let (busy, slots) = paint(&ctx, sim, &view, &l, t, clock, wall, &mut st);
-        let dots = paint_dots(&ctx, &view, &l, t, clock, slots);
+        let (dots, crosses) = paint_dots(&ctx, &view, &l, t, clock, slots);
         st.targets = l.targets();
         st.target_keys = st.targets.iter().map(|(tg, _)| tg.key(&view)).collect();
         paint_focus(&ctx, &st, &l);
+        if describe {
+            let scene = scene(&view, &l, &st, t.pulses.len(), dots, crosses, busy);
+            if st.scene != scene {
+                let _ = el.set_attribute("data-scene", &scene);
+                st.scene = scene;
+            }
+        }
         st.layout = Some(l);
         Drawn { dots, busy }
     })
+}
+
+/// What the frame shows, as JSON on the canvas element (`data-scene`): the browser tests read
+/// the drawing through it, and it changes only when the picture does.
+fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, crosses: usize, flashing: bool) -> String {
+    use serde_json::json;
+    let mut fates = [0u32; 5];
+    let mut notes = 0;
+    for row in &st.rows {
+        for c in &row.cells {
+            fates[match c.fate {
+                Fate::Consumed => 0,
+                Fate::Pending => 1,
+                Fate::Skipped => 2,
+                Fate::Retrying => 3,
+                Fate::DeadLettered => 4,
+            }] += 1;
+            notes += u32::from(c.note.is_some());
+        }
+    }
+    let brokers: Vec<_> = l
+        .brokers
+        .iter()
+        .map(|b| {
+            let bv = &view.brokers[b.index];
+            json!({"name": bv.name, "lines": b.lines.iter().map(|(i, _)| &bv.lines[*i].text).collect::<Vec<_>>(),
+                   "alerts": b.lines.iter().filter(|(i, _)| bv.lines[*i].alert).count()})
+        })
+        .collect();
+    let consumers: Vec<_> = l
+        .consumers
+        .iter()
+        .map(|(i, _)| {
+            let c = &view.consumers[*i];
+            json!({"name": c.name, "state": c.state.label(), "mismatch": c.mismatch.is_some()})
+        })
+        .collect();
+    json!({
+        "brokers": brokers,
+        "consumers": consumers,
+        "rows": l.rows.iter().map(|r| &r.label).collect::<Vec<_>>(),
+        "mores": l.mores.iter().map(|m| json!({"list": m.list, "hidden": m.hidden})).collect::<Vec<_>>(),
+        "cells": {"consumed": fates[0], "pending": fates[1], "skipped": fates[2], "retrying": fates[3], "dead": fates[4], "notes": notes},
+        // Where a test can point: the first and last cell of the first row, and each "+N more" row.
+        "probe": st.rows.first().filter(|r| !r.cells.is_empty()).map(|r| json!({
+            "x": r.bar.x + r.cell_w * 0.5, "y": r.bar.mid_y(),
+            "lastX": r.bar.x + r.cell_w * (r.cells.len() as f64 - 0.5),
+        })),
+        "moreAt": l.mores.iter().map(|m| json!({"list": m.list, "x": m.rect.x + 10.0, "y": m.rect.mid_y()})).collect::<Vec<_>>(),
+        "moving": dots > 0, "pulses": pulses > 0, "crosses": crosses > 0, "flashing": flashing,
+        "labels": view.labels,
+    })
+    .to_string()
+}
+
+/// A description of the message cell under (x, y), with its properties, for the canvas's tooltip.
+pub fn hover(x: f64, y: f64, sim: &dyn Simulation) -> Option<String> {
+    let msg = STATE.with(|st| {
+        let st = st.borrow();
+        st.rows.iter().find(|r| r.bar.contains(x, y) && r.cell_w > 0.0).and_then(|r| {
+            let k = ((x - r.bar.x) / r.cell_w).floor() as usize;
+            r.cells.get(k).map(|c| c.msg)
+        })
+    })?;
+    let m = sim.message(msg)?;
+    let fate = match m.fate {
+        Fate::Pending => "waiting",
+        Fate::Consumed => "consumed",
+        Fate::Skipped => "skipped (lost for the group)",
+        Fate::Retrying => "retrying",
+        Fate::DeadLettered => "dead-lettered",
+    };
+    let props: Vec<String> = m.properties.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    Some(format!(
+        "{} offset {} · {} · {fate}\n{}\n{}\nclick: provenance",
+        m.topic,
+        m.offset.map(|o| o.to_string()).unwrap_or_default(),
+        m.label.unwrap_or_else(|| "no tag".into()),
+        m.body,
+        props.join(", ")
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -378,6 +544,7 @@ fn paint(
         .max()
         .unwrap_or(0);
     let slots = (longest as f64).max(12.0);
+    let mut batch = CellBatch::default();
     for row in &l.rows {
         let p = &view.topics[row.topic].partitions[row.index];
         let unowned = p.owners.is_empty() && p.unowned_reason.is_some();
@@ -405,7 +572,7 @@ fn paint(
         let gap = if cell_w >= 4.0 { 1.0 } else { 0.0 };
         for (k, c) in cells.iter().enumerate() {
             let r = Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
-            draw_cell(ctx, c, r, f);
+            batch.add(c, r);
         }
         for m in &p.marks {
             if m.offset < start || m.offset > p.log_end {
@@ -445,6 +612,8 @@ fn paint(
         }
         st.rows.push(RowCells { partition: p.id, bar, cell_w, cells });
     }
+
+    batch.draw(ctx, f);
 
     // "+N more" rows.
     for m in &l.mores {
@@ -496,10 +665,12 @@ fn paint(
         let inner = r.w - 14.0;
         font(ctx, f, "700");
         ctx.set_fill_style_str(palette::INK);
-        let head = if running { c.name.clone() } else { format!("{} · {}", c.name, c.state.label()) };
-        let head = if c.mismatch.is_some() { format!("⚠ {head}") } else { head };
+        let head = if c.mismatch.is_some() { format!("⚠ {}", c.name) } else { c.name.clone() };
         text(ctx, &head, r.x + 7.0, y, inner);
         let mut lines: Vec<(String, &str, &str)> = Vec::new();
+        if !running {
+            lines.push((c.state.label().to_string(), "700", palette::INK));
+        }
         if let Some(m) = &c.mismatch {
             lines.push((m.clone(), "700", palette::INK));
         }
@@ -535,7 +706,7 @@ fn paint(
     let mut x = l.key.x;
     let y = l.key.mid_y();
     for (k, label) in view.labels.iter().enumerate() {
-        let w = ctx.measure_text(label).map(|m| m.width()).unwrap_or(40.0);
+        let w = measure(ctx, label);
         if x + 14.0 + w > l.key.right() {
             ctx.set_fill_style_str(palette::MUTED);
             let _ = ctx.fill_text("…", x, y);
@@ -550,8 +721,10 @@ fn paint(
     (busy, slots)
 }
 
-/// Dots and heartbeat pulses in flight. Returns how many were drawn.
-fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Tracker, clock: f64, slots: f64) -> usize {
+/// Dots and heartbeat pulses in flight. Returns how many were drawn, and whether any dropped
+/// message (a cross) was among them.
+fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Tracker, clock: f64, slots: f64) -> (usize, usize) {
+    let mut crosses = 0;
     let r = (l.font * 0.36).clamp(3.5, 6.0);
     let mut drawn = 0;
     // Heartbeats: consumer → broker, a ring; a diamond when it overwrote broker-side state.
@@ -580,8 +753,10 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
         }
         drawn += 1;
     }
-    // Messages: one path per colour key.
-    let mut by_key: BTreeMap<u32, Vec<(f64, f64, bool, f64)>> = BTreeMap::new();
+    // Messages: one path per colour key for the moving ones (squares: cheap to fill by the
+    // thousand), one per colour and fade step for the dropped ones (crosses).
+    let mut moving: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut dropped: BTreeMap<(u32, u8), Vec<(f64, f64)>> = BTreeMap::new();
     for d in &t.dots {
         let Some(row) = l.row_of(d.partition) else { continue };
         let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);
@@ -590,11 +765,11 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
         let to = l.consumer_rect(d.consumer as usize).map(|c| (c.x, c.mid_y())).unwrap_or(from);
         let part = view.topics[row.topic].partitions.get(row.index);
         let start = part.map(|p| p.log_end.saturating_sub(l.max_cells).max(p.log_start)).unwrap_or(0);
-        let (x, y, dropped, alpha) = match d.kind {
+        let (x, y, gone, alpha) = match d.kind {
             DotKind::Stored => {
                 let (px, py) = l.producer_rect(d.producer as usize).map(|r| (r.right(), r.mid_y())).unwrap_or((row.bar.x, ry));
                 let qx = row.bar.x + ((d.offset.saturating_sub(start)) as f64 + 0.5).min(slots) * (row.bar.w / slots);
-                (px + (qx - px) * p, py + (ry - py) * p, false, 0.55)
+                (px + (qx - px) * p, py + (ry - py) * p, false, 1.0)
             }
             DotKind::Delivered => {
                 let (x, y) = bezier(from, to, p);
@@ -611,33 +786,36 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
                 (x, y + (p - 0.6).max(0.0) * 40.0, p > 0.6, 1.0 - (p - 0.6).max(0.0) / 0.4)
             }
         };
-        by_key.entry(d.key).or_default().push((x, y, dropped, alpha));
+        if gone {
+            let step = (alpha.clamp(0.0, 1.0) * 3.0).ceil() as u8;
+            dropped.entry((d.key, step)).or_default().push((x, y));
+        } else {
+            moving.entry(d.key).or_default().push((x, y));
+        }
     }
-    for (key, pts) in by_key {
-        let col = palette::tag(key);
-        ctx.set_fill_style_str(col);
-        ctx.set_stroke_style_str(col);
+    for (key, pts) in &moving {
+        ctx.set_fill_style_str(palette::tag(*key));
         ctx.begin_path();
-        for &(x, y, dropped, _) in &pts {
-            if !dropped {
-                ctx.move_to(x + r, y);
-                let _ = ctx.arc(x, y, r, 0.0, 2.0 * PI);
-            }
+        for &(x, y) in pts {
+            ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
         }
         ctx.fill();
-        ctx.set_line_width(2.0);
-        for &(x, y, dropped, alpha) in &pts {
-            if dropped {
-                ctx.set_global_alpha(alpha.clamp(0.0, 1.0));
-                ctx.begin_path();
-                draw_cross(ctx, x, y, r);
-                ctx.stroke();
-            }
-        }
-        ctx.set_global_alpha(1.0);
         drawn += pts.len();
     }
-    drawn
+    ctx.set_line_width(2.0);
+    for ((key, step), pts) in &dropped {
+        ctx.set_global_alpha(*step as f64 / 3.0);
+        ctx.set_stroke_style_str(palette::tag(*key));
+        ctx.begin_path();
+        for &(x, y) in pts {
+            draw_cross(ctx, x, y, r);
+        }
+        ctx.stroke();
+        drawn += pts.len();
+        crosses += pts.len();
+    }
+    ctx.set_global_alpha(1.0);
+    (drawn, crosses)
 }
 
 /// The keyboard focus ring and the tour's highlight.

@@ -165,7 +165,7 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
             ></dl>
             <CostPlot visible=visible testid="heartbeat-cost-plot" />
             <h3>"Topic-keyed registry (filterDataByTopic)"</h3>
-            <div class="scroll-box">
+            <div class="scroll-box" tabindex="0" role="region" aria-label="Topic-keyed registry">
                 <table class="grid" data-testid="filter-registry">
                     <thead>
                         <tr>
@@ -180,7 +180,14 @@ pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
                 </table>
             </div>
             <h3>"Group-keyed index (subscriptionFilterData)"</h3>
-            <div class="scroll-box" data-testid="filter-group-index" inner_html=part(|t| t.4.clone())></div>
+            <div
+                class="scroll-box"
+                data-testid="filter-group-index"
+                tabindex="0"
+                role="region"
+                aria-label="Group-keyed index"
+                inner_html=part(|t| t.4.clone())
+            ></div>
         </section>
     }
 }

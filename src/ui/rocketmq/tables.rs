@@ -115,7 +115,13 @@ pub fn Tables() -> impl IntoView {
                 <tbody inner_html=move || sub_table.get()></tbody>
             </table>
             <h3>"History (newest first)"</h3>
-            <ul class="history" data-testid="subscription-history" inner_html=move || history.get()></ul>
+            <ul
+                class="history"
+                data-testid="subscription-history"
+                tabindex="0"
+                aria-label="Subscription table history, newest first"
+                inner_html=move || history.get()
+            ></ul>
         </section>
     }
 }

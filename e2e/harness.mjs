@@ -1,0 +1,133 @@
+// Shared harness for the browser tests: serves dist/ (optionally under a sub-path) with python's
+// http.server and drives Debian's chromium through playwright-core. Each test file calls
+// `useBrowser()` at its top level.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const dist = join(here, '..', 'dist');
+export const artifacts = join(here, 'artifacts');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForServer(url, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server at ${url} did not start`);
+}
+
+/// Starts the server and the browser for this file. `subPath` serves dist/ under that path
+/// (e.g. "docs/mqviz/"), as a project docs site would.
+export function useBrowser({ subPath = '' } = {}) {
+  const ctx = { baseUrl: '', browser: null };
+  let server;
+  before(async () => {
+    assert.ok(existsSync(join(dist, 'index.html')), 'dist/index.html missing: run `trunk build --release` first');
+    mkdirSync(artifacts, { recursive: true });
+    let root = dist;
+    if (subPath) {
+      root = mkdtempSync(join(tmpdir(), 'mqviz-site-'));
+      const parts = subPath.replace(/\/$/, '').split('/');
+      mkdirSync(join(root, ...parts.slice(0, -1)), { recursive: true });
+      symlinkSync(dist, join(root, ...parts));
+    }
+    const port = await freePort();
+    server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', root], { stdio: 'ignore' });
+    ctx.baseUrl = `http://127.0.0.1:${port}/${subPath}`;
+    await waitForServer(ctx.baseUrl);
+    const executablePath = execSync('command -v chromium', { shell: '/bin/sh' }).toString().trim();
+    ctx.browser = await chromium.launch({
+      executablePath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  after(async () => {
+    if (ctx.browser) await ctx.browser.close();
+    if (server) server.kill();
+  });
+  return ctx;
+}
+
+/// Opens the app (with an optional fragment) and collects console errors and failed requests.
+export async function openPage(ctx, { viewport = { width: 1280, height: 800 }, fragment = '', deviceScaleFactor = 1 } = {}) {
+  // A context per page: isolated storage, and what axe-core needs to inject itself.
+  const context = await ctx.browser.newContext({ viewport, deviceScaleFactor });
+  const page = await context.newPage();
+  page.on('close', () => context.close().catch(() => {}));
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${ctx.baseUrl}${fragment}`);
+  await page.waitForSelector('[data-testid="sim-time"]');
+  return { page, errors };
+}
+
+export async function simMs(page) {
+  return Number(await page.getAttribute('[data-testid="sim-time"]', 'data-ms'));
+}
+
+export async function setSpeed(page, log10) {
+  await page.$eval(
+    '[data-testid="speed"]',
+    (el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    log10,
+  );
+}
+
+/// What the canvas drew last (`data-scene`), parsed.
+export async function scene(page) {
+  const s = await page.getAttribute('[data-testid="canvas-topology"]', 'data-scene');
+  return s ? JSON.parse(s) : null;
+}
+
+/// Waits until the canvas's scene satisfies `pred`.
+export async function waitScene(page, pred, timeout = 10000) {
+  const end = Date.now() + timeout;
+  let last = null;
+  while (Date.now() < end) {
+    last = await scene(page);
+    if (last && pred(last)) return last;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`scene never matched; last: ${JSON.stringify(last)?.slice(0, 600)}`);
+}
+
+export async function loadPreset(page, file) {
+  const i = await page.$eval('[data-testid="preset-select"]', (s, f) => [...s.options].findIndex((o) => o.dataset.file === f), file);
+  assert.ok(i >= 0, `no preset ${file}`);
+  await page.selectOption('[data-testid="preset-select"]', String(i));
+  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0');
+}
