@@ -1,7 +1,13 @@
-//! Stepping backwards: a run is scenario + seed + the commands entered during it, so any earlier
+//! Time travel over any model. A run is scenario + seed + the commands entered during it, so any
 //! instant can be rebuilt by restoring the nearest checkpoint (a clone of the model) and
-//! replaying the commands from there. The rebuilt state is identical to the original, event for
-//! event, because commands are re-entered at the same instant, after the same events.
+//! re-entering the commands from there. The rebuilt state is identical to the original, event for
+//! event, because each command is re-entered at its instant after every event of that instant, as
+//! it was when the user entered it.
+//!
+//! Edits survive time travel: seeking back keeps the commands entered later, and running forward
+//! again re-enters each when its instant comes. Entering a command at an earlier instant than a
+//! later edit forks a new branch from there; the previous branch is kept, to switch back to or to
+//! compare against.
 
 use serde_json::Value;
 
@@ -13,12 +19,14 @@ use crate::sim::model::Simulation;
 const MAX_CHECKPOINTS: usize = 48;
 /// Checkpoints stop once a log is this large: each one clones the whole model.
 const MAX_CHECKPOINT_EVENTS: usize = 200_000;
+/// Branches kept at most (the oldest are forgotten).
+const MAX_BRANCHES: usize = 16;
 
 #[derive(Clone)]
 struct Checkpoint {
     at: Millis,
     /// Commands already applied in this checkpoint.
-    commands: usize,
+    applied: usize,
     sim: Box<dyn Simulation>,
 }
 
@@ -29,9 +37,28 @@ pub struct Entered {
     pub command: Value,
 }
 
+/// A branch left behind when an edit in the past forked a new one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Branch {
+    pub commands: Vec<Entered>,
+    /// The instant the newer branch departs from this one.
+    pub forked_at: Millis,
+}
+
+/// A command that could not be re-entered (a hand-edited file or link): its index and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayError {
+    pub index: usize,
+    pub errors: Vec<PathError>,
+}
+
 #[derive(Clone)]
 pub struct History {
+    /// The current branch, in order: applied ones first, then those not reached yet.
     commands: Vec<Entered>,
+    /// How many of `commands` the model has applied.
+    applied: usize,
+    branches: Vec<Branch>,
     checkpoints: Vec<Checkpoint>,
     interval: Millis,
 }
@@ -39,26 +66,56 @@ pub struct History {
 impl History {
     /// Starts the history of a freshly built model (checkpoint at its current time).
     pub fn new(initial: &dyn Simulation) -> History {
+        History::with_commands(initial, Vec::new())
+    }
+
+    /// A history whose commands (from an exported run or a link) are entered as the model
+    /// reaches their instants. They must be in time order.
+    pub fn with_commands(initial: &dyn Simulation, mut commands: Vec<Entered>) -> History {
+        commands.sort_by_key(|c| c.at);
         let interval = (initial.until() / 40).max(1_000);
         History {
-            commands: Vec::new(),
-            checkpoints: vec![Checkpoint { at: initial.now(), commands: 0, sim: initial.clone_box() }],
+            commands,
+            applied: 0,
+            branches: Vec::new(),
+            checkpoints: vec![Checkpoint { at: initial.now(), applied: 0, sim: initial.clone_box() }],
             interval,
         }
     }
 
-    /// The commands entered so far, in order: with the scenario they describe the whole run.
+    /// A history that only replays `commands` forward (no checkpoints: it cannot go back). For
+    /// runs ahead (the story) and command-line runs, where cloning the model would be waste.
+    pub fn replay(mut commands: Vec<Entered>) -> History {
+        commands.sort_by_key(|c| c.at);
+        History { commands, applied: 0, branches: Vec::new(), checkpoints: Vec::new(), interval: Millis::MAX }
+    }
+
+    /// Every command of the current branch (entered or still ahead), in order: with the scenario
+    /// they describe the whole run.
     pub fn commands(&self) -> &[Entered] {
         &self.commands
     }
 
-    /// Call after the model advanced: keeps a checkpoint every `interval` of simulated time.
-    pub fn after_advance(&mut self, sim: &dyn Simulation) {
+    /// The commands not reached yet.
+    pub fn pending(&self) -> &[Entered] {
+        &self.commands[self.applied..]
+    }
+
+    /// Branches left behind by edits in the past, oldest first.
+    pub fn branches(&self) -> &[Branch] {
+        &self.branches
+    }
+
+    /// Keeps a checkpoint every `interval` of simulated time.
+    fn checkpoint(&mut self, sim: &dyn Simulation) {
+        if self.interval == Millis::MAX {
+            return;
+        }
         let last = self.checkpoints.last().map(|c| c.at).unwrap_or(0);
         if sim.now() < last + self.interval || sim.log_len() > MAX_CHECKPOINT_EVENTS {
             return;
         }
-        self.checkpoints.push(Checkpoint { at: sim.now(), commands: self.commands.len(), sim: sim.clone_box() });
+        self.checkpoints.push(Checkpoint { at: sim.now(), applied: self.applied, sim: sim.clone_box() });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
             // Keep the first, then every other one: spacing doubles, memory stays bounded.
             let mut i = 0;
@@ -70,43 +127,69 @@ impl History {
         }
     }
 
-    /// Enters a command at the model's current time, records it, and runs what is due now. An
-    /// invalid command changes nothing and is not recorded.
+    /// Call after moving the model forward by other means (it keeps checkpoints).
+    pub fn after_advance(&mut self, sim: &dyn Simulation) {
+        self.checkpoint(sim);
+    }
+
+    /// Runs the model forward to `t`, entering each command not reached yet at its instant.
+    /// A command that cannot be entered (only possible for hand-made ones) is dropped and
+    /// reported; the run goes on without it.
+    pub fn advance(&mut self, sim: &mut Box<dyn Simulation>, t: Millis) -> Result<(), ReplayError> {
+        let mut first_error = None;
+        while let Some(cmd) = self.commands.get(self.applied).filter(|c| c.at <= t).cloned() {
+            sim.run_until(cmd.at);
+            self.checkpoint(&**sim);
+            match sim.enter_command(&cmd.command) {
+                Ok(()) => {
+                    self.applied += 1;
+                    sim.run_until(cmd.at);
+                }
+                Err(errors) => {
+                    first_error.get_or_insert(ReplayError { index: self.applied, errors });
+                    self.commands.remove(self.applied);
+                }
+            }
+        }
+        sim.run_until(t);
+        self.checkpoint(&**sim);
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Enters a command at the model's current time and runs what is due now. An invalid command
+    /// changes nothing and is not recorded. When later commands exist (the user went back in
+    /// time), the current branch is kept aside and a new one continues from here.
     pub fn command(&mut self, sim: &mut Box<dyn Simulation>, mut command: Value) -> Result<(), Vec<PathError>> {
         let at = sim.now();
         if let Value::Object(map) = &mut command {
             map.insert("at".into(), Value::from(at));
         }
         sim.enter_command(&command)?;
+        if self.applied < self.commands.len() {
+            self.branches.push(Branch { commands: self.commands.clone(), forked_at: at });
+            if self.branches.len() > MAX_BRANCHES {
+                self.branches.remove(0);
+            }
+            self.commands.truncate(self.applied);
+            self.checkpoints.retain(|c| c.at <= at);
+        }
         self.commands.push(Entered { at, command });
+        self.applied += 1;
         sim.run_until(at);
         Ok(())
     }
 
-    /// Moves the model to time `t`: forward by running, backward by restoring and replaying.
+    /// Moves the model to time `t`: forward by running (entering commands as their instants
+    /// come), backward by restoring a checkpoint and replaying. No command is lost either way.
     pub fn seek(&mut self, sim: &mut Box<dyn Simulation>, t: Millis) {
         if t >= sim.now() {
-            sim.run_until(t);
-            self.after_advance(&**sim);
+            let _ = self.advance(sim, t);
             return;
         }
-        let Some(cp) = self.checkpoints.iter().rev().find(|c| c.at <= t) else { return };
-        let mut rebuilt = cp.sim.clone_box();
-        for cmd in &self.commands[cp.commands..] {
-            if cmd.at > t {
-                break;
-            }
-            rebuilt.run_until(cmd.at);
-            // It was valid when entered, and the rebuilt state at this instant is the same.
-            let _ = rebuilt.enter_command(&cmd.command);
-            rebuilt.run_until(cmd.at);
-        }
-        rebuilt.run_until(t);
-        *sim = rebuilt;
-        // Commands after `t` belong to the abandoned future (like a fork): a new edit replaces them.
-        let kept = self.commands.iter().take_while(|c| c.at <= t).count();
-        self.commands.truncate(kept);
-        self.checkpoints.retain(|c| c.at <= t);
+        let Some(cp) = self.checkpoints.iter().rev().find(|c| c.at <= t).cloned() else { return };
+        *sim = cp.sim.clone_box();
+        self.applied = cp.applied;
+        let _ = self.advance(sim, t);
     }
 
     /// One step back: to the previous instant at which something happened.
@@ -116,13 +199,30 @@ impl History {
         match prev {
             Some(t) => self.seek(sim, t),
             None => {
-                if let Some(first) = self.checkpoints.first() {
+                if let Some(first) = self.checkpoints.first().cloned() {
                     *sim = first.sim.clone_box();
-                    self.commands.clear();
+                    self.applied = first.applied;
                     self.checkpoints.truncate(1);
                 }
             }
         }
+    }
+
+    /// Makes branch `i` the current one (the current one becomes a branch), at the same instant.
+    pub fn switch_branch(&mut self, sim: &mut Box<dyn Simulation>, i: usize) {
+        if i >= self.branches.len() {
+            return;
+        }
+        let t = sim.now();
+        let other = self.branches.remove(i);
+        let current = std::mem::replace(&mut self.commands, other.commands);
+        self.branches.push(Branch { commands: current, forked_at: other.forked_at });
+        // Rebuild from the first checkpoint: the branches share only the start for sure.
+        self.checkpoints.truncate(1);
+        let first = self.checkpoints[0].clone();
+        *sim = first.sim.clone_box();
+        self.applied = 0;
+        let _ = self.advance(sim, t);
     }
 }
 
@@ -165,21 +265,57 @@ mod tests {
     }
 
     #[test]
-    fn commands_are_replayed_at_their_instant() {
+    fn edits_survive_time_travel() {
         let mut w = world("consistent-group.json");
         let mut h = History::new(&*w);
         h.seek(&mut w, 12_345);
         let sub = json!({"action": "subscribe", "clientId": "ConsumerB", "topic": "TopicTestA", "expression": "TagA"});
         h.command(&mut w, sub).unwrap();
+        h.seek(&mut w, 20_000);
+        h.command(&mut w, json!({"action": "crashConsumer", "clientId": "ConsumerA"})).unwrap();
         h.seek(&mut w, 90_000);
         let reference = render(&*w);
-        h.seek(&mut w, 30_000);
+        // Back before both edits and forward again: both are re-entered at their instants.
+        h.seek(&mut w, 10_000);
+        assert_eq!(h.commands().len(), 2);
+        assert_eq!(h.pending().len(), 2);
         h.seek(&mut w, 90_000);
         assert_eq!(render(&*w), reference);
-        assert_eq!(h.commands().len(), 1);
-        // Going back before the command abandons it.
-        h.seek(&mut w, 10_000);
-        assert!(h.commands().is_empty());
+        assert!(h.pending().is_empty());
+    }
+
+    #[test]
+    fn an_edit_in_the_past_forks_a_branch() {
+        let mut w = world("consistent-group.json");
+        let mut h = History::new(&*w);
+        h.seek(&mut w, 20_000);
+        h.command(&mut w, json!({"action": "crashConsumer", "clientId": "ConsumerA"})).unwrap();
+        h.seek(&mut w, 60_000);
+        let first = render(&*w);
+        h.seek(&mut w, 15_000);
+        h.command(&mut w, json!({"action": "stopConsumer", "clientId": "ConsumerB"})).unwrap();
+        assert_eq!(h.branches().len(), 1);
+        assert_eq!(h.branches()[0].forked_at, 15_000);
+        assert_eq!(h.commands().len(), 1, "the new branch has only the new edit");
+        h.seek(&mut w, 60_000);
+        assert_ne!(render(&*w), first);
+        // Switching back gives the first branch's run again.
+        h.switch_branch(&mut w, 0);
+        assert_eq!(w.now(), 60_000);
+        assert_eq!(render(&*w), first);
+    }
+
+    #[test]
+    fn commands_from_a_file_are_entered_when_reached() {
+        let mut live = world("consistent-group.json");
+        let mut h = History::new(&*live);
+        h.seek(&mut live, 12_000);
+        h.command(&mut live, json!({"action": "crashConsumer", "clientId": "ConsumerA"})).unwrap();
+        h.seek(&mut live, 50_000);
+        let mut replayed = world("consistent-group.json");
+        let mut r = History::with_commands(&*replayed, h.commands().to_vec());
+        r.advance(&mut replayed, 50_000).unwrap();
+        assert_eq!(render(&*replayed), render(&*live));
     }
 
     #[test]

@@ -1,16 +1,42 @@
-//! Shareable links: the URL fragment `#preset=<file>&t=<ms>&speed=<x>` names a preset, a
-//! simulated time to run to and a playback speed. Parsing is pure so the UI and tests share it;
-//! a bad fragment gives an error with the column where it goes wrong, never a panic.
+//! Shareable links: the URL fragment carries a whole run.
+//!
+//! `#preset=<file>` (or `scenario=<packed scenario JSON>`), `seed=<n>` (overrides the scenario's),
+//! `edits=<packed JSON array of the commands entered>`, `t=<ms>` (the playhead), `speed=<x>`,
+//! `panel=<name>`, and the flags `embed` and `bench`. Packed = deflated, then base64url. Opening the
+//! link rebuilds the identical run (same event-log digest). The old `#preset=..&t=..&speed=..`
+//! links keep working.
+//!
+//! Parsing is pure so the UI and the tests share it. A malformed or hostile fragment (truncated,
+//! bad base64, bad compression, a decompression bomb, an invalid scenario) gives an error with the
+//! column where it goes wrong, never a hang or a panic: the fragment and what it inflates to are
+//! bounded.
 
 use std::fmt;
 
+use serde_json::Value;
+
 use super::presets::{by_file, Preset};
 
-#[derive(Debug, PartialEq)]
+/// Longest fragment accepted (characters). Longer runs are shared as exported files.
+pub const MAX_LINK: usize = 16_384;
+/// Most bytes a packed field may inflate to.
+pub const MAX_INFLATED: usize = 1 << 20;
+const MAX_TIME: u64 = 10_000_000_000;
+
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Link {
     pub preset: Option<&'static str>,
+    /// A full scenario carried in the link (an edited or opened one).
+    pub scenario: Option<Value>,
+    pub seed: Option<u64>,
+    /// The commands entered during the run, as timeline JSON with their `at`.
+    pub edits: Option<Vec<Value>>,
     pub time: Option<u64>,
     pub speed: Option<f64>,
+    /// The inspector panel that was open.
+    pub panel: Option<String>,
+    /// `#embed`: canvas and minimal controls, for docs pages.
+    pub embed: bool,
     /// `#bench`: the generated many-messages scenario.
     pub bench: bool,
 }
@@ -28,7 +54,59 @@ impl fmt::Display for LinkError {
     }
 }
 
-const MAX_TIME: u64 = 10_000_000_000;
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn b64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..=chunk.len() {
+            out.push(B64[((n >> (18 - 6 * k)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes base64url (padding tolerated). `Err` gives the offset of the first bad character.
+pub fn b64_decode(text: &str) -> Result<Vec<u8>, usize> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for (i, c) in text.bytes().enumerate() {
+        let v = B64.iter().position(|&x| x == c).ok_or(i)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    if bits >= 6 {
+        // A lone trailing character cannot encode a byte: the text was cut short.
+        return Err(text.len());
+    }
+    Ok(out)
+}
+
+/// Deflates and base64url-encodes JSON.
+pub fn pack(v: &Value) -> String {
+    b64_encode(&miniz_oxide::deflate::compress_to_vec(v.to_string().as_bytes(), 9))
+}
+
+/// The inverse of `pack`, bounded. `Err((offset, message))`.
+pub fn unpack(text: &str) -> Result<Value, (usize, String)> {
+    let raw = b64_decode(text).map_err(|i| (i, "not base64url (a link cut short, or mistyped?)".to_string()))?;
+    let inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(&raw, MAX_INFLATED).map_err(|e| {
+        let why = match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!("inflates to more than {MAX_INFLATED} bytes"),
+            _ => "not valid compressed data (a link cut short?)".to_string(),
+        };
+        (0, why)
+    })?;
+    serde_json::from_slice(&inflated).map_err(|e| (0, format!("not valid JSON inside: {e}")))
+}
 
 /// Parses `location.hash` (with or without the leading `#`). Empty means "no link".
 pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
@@ -36,27 +114,56 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
         Some(b) => (b, 2),
         None => (fragment, 1),
     };
-    let mut link = Link { preset: None, time: None, speed: None, bench: false };
+    let mut link = Link::default();
     if body.is_empty() {
         return Ok(link);
     }
-    if body == "bench" {
-        link.bench = true;
-        return Ok(link);
+    if body.len() > MAX_LINK {
+        return Err(LinkError {
+            column: base + MAX_LINK,
+            message: format!(
+                "the link is {} characters long, more than the {MAX_LINK} accepted: share an exported file instead",
+                body.len()
+            ),
+        });
     }
     let mut offset = 0;
     for part in body.split('&') {
         let column = base + body[..offset].chars().count();
         offset += part.len() + 1;
         let err = |col: usize, message: String| Err(LinkError { column: col, message });
+        match part {
+            "bench" => {
+                link.bench = true;
+                continue;
+            }
+            "embed" => {
+                link.embed = true;
+                continue;
+            }
+            _ => {}
+        }
         let Some((key, value)) = part.split_once('=') else {
             return err(column, format!("expected key=value, found {part:?}"));
         };
         let vcol = column + key.chars().count() + 1;
+        let packed = |value: &str| unpack(value).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") });
         match key {
             "preset" => match by_file(value).or_else(|| by_file(&format!("{value}.json"))) {
                 Some(Preset { file, .. }) => link.preset = Some(file),
                 None => return err(vcol, format!("unknown preset {value:?}")),
+            },
+            "scenario" => match packed(value)? {
+                v @ Value::Object(_) => link.scenario = Some(v),
+                _ => return err(vcol, "scenario: expected a scenario object".into()),
+            },
+            "edits" => match packed(value)? {
+                Value::Array(items) if items.iter().all(Value::is_object) => link.edits = Some(items),
+                _ => return err(vcol, "edits: expected an array of timeline entries".into()),
+            },
+            "seed" => match value.parse::<u64>() {
+                Ok(s) => link.seed = Some(s),
+                _ => return err(vcol, format!("seed must be a whole number, found {value:?}")),
             },
             "t" => match value.parse::<u64>() {
                 Ok(t) if t <= MAX_TIME => link.time = Some(t),
@@ -66,14 +173,68 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
                 Ok(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
                 _ => return err(vcol, format!("speed must be a number from 0.01 to 100, found {value:?}")),
             },
-            other => return err(column, format!("unknown key {other:?} (expected preset, t or speed)")),
+            "panel" => {
+                if value.is_empty() || value.len() > 40 || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                    return err(vcol, format!("panel must be a short name, found {value:?}"));
+                }
+                link.panel = Some(value.to_string());
+            }
+            other => {
+                return err(
+                    column,
+                    format!("unknown key {other:?} (expected preset, scenario, seed, edits, t, speed, panel, embed or bench)"),
+                )
+            }
         }
+    }
+    if link.preset.is_some() && link.scenario.is_some() {
+        return Err(LinkError { column: base, message: "a link names a preset or carries a scenario, not both".into() });
     }
     Ok(link)
 }
 
+/// Writes a link fragment (with the leading `#`). Keys in a fixed order, so equal runs give equal
+/// links. `Err` when it would be longer than `MAX_LINK`.
+pub fn write_fragment(link: &Link) -> Result<String, String> {
+    let mut parts: Vec<String> = Vec::new();
+    if link.embed {
+        parts.push("embed".into());
+    }
+    if let Some(p) = link.preset {
+        parts.push(format!("preset={}", p.trim_end_matches(".json")));
+    }
+    if let Some(s) = &link.scenario {
+        parts.push(format!("scenario={}", pack(s)));
+    }
+    if let Some(seed) = link.seed {
+        parts.push(format!("seed={seed}"));
+    }
+    if let Some(e) = link.edits.as_ref().filter(|e| !e.is_empty()) {
+        parts.push(format!("edits={}", pack(&Value::Array(e.clone()))));
+    }
+    if let Some(t) = link.time {
+        parts.push(format!("t={t}"));
+    }
+    if let Some(s) = link.speed {
+        parts.push(format!("speed={}", (s * 1000.0).round() / 1000.0));
+    }
+    if let Some(p) = &link.panel {
+        parts.push(format!("panel={p}"));
+    }
+    let body = parts.join("&");
+    if body.len() > MAX_LINK {
+        return Err(format!(
+            "this run needs a {}-character link, more than the {MAX_LINK} a link may carry: use Export to save it as a file",
+            body.len()
+        ));
+    }
+    Ok(format!("#{body}"))
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -84,6 +245,32 @@ mod tests {
         assert_eq!(l.speed, Some(10.0));
         assert_eq!(parse_fragment("").unwrap().preset, None);
         assert!(parse_fragment("#bench").unwrap().bench);
+        assert!(parse_fragment("#embed&preset=consistent-group").unwrap().embed);
+    }
+
+    #[test]
+    fn a_whole_run_round_trips() {
+        let link = Link {
+            preset: Some("consistent-group.json"),
+            seed: Some(42),
+            edits: Some(vec![json!({"at": 12_000, "action": "crashConsumer", "clientId": "ConsumerA"})]),
+            time: Some(30_000),
+            speed: Some(2.5),
+            panel: Some("filters".into()),
+            ..Link::default()
+        };
+        let text = write_fragment(&link).unwrap();
+        assert_eq!(parse_fragment(&text).unwrap(), link);
+        let custom = Link { scenario: Some(json!({"format": "mqviz-scenario/1", "until": 5})), ..Link::default() };
+        assert_eq!(parse_fragment(&write_fragment(&custom).unwrap()).unwrap(), custom);
+    }
+
+    #[test]
+    fn base64url_round_trips_every_length() {
+        for n in 0..64usize {
+            let data: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
+            assert_eq!(b64_decode(&b64_encode(&data)).unwrap(), data, "length {n}");
+        }
     }
 
     #[test]
@@ -96,8 +283,38 @@ mod tests {
         assert_eq!(e.column, 6);
         let e = parse_fragment("#justtext").unwrap_err();
         assert_eq!(e.column, 2);
-        for junk in ["#=", "#&&&", "#t=-1", "#speed=NaN", "#t=99999999999999999999", "#preset=%00", "#é=ü&"] {
+        let e = parse_fragment("#edits=ab$cd").unwrap_err();
+        assert_eq!(e.column, 10, "{e}");
+        for junk in
+            ["#=", "#&&&", "#t=-1", "#speed=NaN", "#t=99999999999999999999", "#preset=%00", "#é=ü&", "#seed=x", "#panel=<b>"]
+        {
             assert!(parse_fragment(junk).is_err(), "{junk}");
         }
+    }
+
+    #[test]
+    fn hostile_fragments_are_refused_quickly() {
+        let good = pack(&json!([{"at": 1, "action": "startConsumer", "clientId": "C"}]));
+        // Truncated at every length: an error (or a shorter valid array), never a panic.
+        for cut in 0..good.len() {
+            let _ = parse_fragment(&format!("#edits={}", &good[..cut]));
+        }
+        // A decompression bomb: 12 MB of spaces deflates to about 12 KB.
+        let bomb = b64_encode(&miniz_oxide::deflate::compress_to_vec(&vec![b' '; 12 << 20], 9));
+        assert!(bomb.len() < MAX_LINK);
+        let e = parse_fragment(&format!("#edits={bomb}")).unwrap_err();
+        assert!(e.message.contains("inflates to more than"), "{e}");
+        // Not compressed data, not JSON, not the right shape.
+        assert!(parse_fragment(&format!("#edits={}", b64_encode(b"plain text"))).is_err());
+        assert!(parse_fragment(&format!("#edits={}", pack(&json!({"a": 1})))).is_err());
+        assert!(parse_fragment(&format!("#scenario={}", pack(&json!([1, 2])))).is_err());
+        // Too long.
+        let e = parse_fragment(&format!("#t=1&{}", "x".repeat(MAX_LINK))).unwrap_err();
+        assert!(e.message.contains("export"), "{e}");
+        let big = Link {
+            edits: Some((0..20_000).map(|i| json!({"at": i, "action": "x", "n": i * 7919})).collect()),
+            ..Link::default()
+        };
+        assert!(write_fragment(&big).unwrap_err().contains("Export"));
     }
 }

@@ -21,6 +21,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("consistent-group.json", "Consistent group (control)"),
     preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
     preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
+    preset!("compare-join-avg-vs-consistent-hash.json", "Compare: a consumer joins, AVG vs CONSISTENT_HASH"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {
@@ -42,7 +43,12 @@ mod tests {
         listed.sort();
         assert_eq!(files, listed, "static/scenarios and PRESETS disagree");
         for p in super::PRESETS {
-            crate::sim::rocketmq::scenario::parse_scenario(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
+            crate::sim::model::parse(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
+            // A preset that opens into a comparison names a variant that loads too.
+            let v: serde_json::Value = serde_json::from_str(p.text).unwrap();
+            if let Some((label, variant)) = crate::sim::scenario::compare_variant(&v) {
+                crate::sim::model::parse_value(&variant).unwrap_or_else(|e| panic!("{} compare {label}: {e:?}", p.file));
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 //! the seed and the commands entered so far), so marks are known before playback reaches them.
 
 use crate::sim::engine::Millis;
+use crate::sim::history::{Entered, History};
 use crate::sim::model::{MomentKind, Simulation, Trace};
 
 /// Logs beyond this many entries are not scanned ahead (a story of a huge run covers its start).
@@ -56,13 +57,20 @@ fn slow_zone(kind: MomentKind) -> (f64, Millis) {
 impl Story {
     /// The story of `sim` from its start to its `until` (computed on a clone).
     pub fn compute(sim: &dyn Simulation) -> Story {
+        Story::compute_with(sim, &[])
+    }
+
+    /// The story of `sim` with `pending` commands still to be entered at their instants (edits
+    /// kept across time travel), to its `until` or the last of them.
+    pub fn compute_with(sim: &dyn Simulation, pending: &[Entered]) -> Story {
         let mut ahead = sim.clone_box();
-        let until = ahead.until();
+        let until = ahead.until().max(pending.last().map(|c| c.at).unwrap_or(0)).max(ahead.now());
+        let mut history = History::replay(pending.to_vec());
         // Run ahead in slices so a huge run stops at the event budget.
         let mut t = ahead.now();
         while t < until && ahead.log_len() < MAX_AHEAD_EVENTS {
             t = (t + 1_000).min(until);
-            ahead.run_until(t);
+            let _ = history.advance(&mut ahead, t);
         }
         Story::from_log(&*ahead, until)
     }
@@ -73,7 +81,8 @@ impl Story {
         let mut activity: Vec<Millis> = Vec::new();
         sim.trace(0, sim.log_len(), &mut |i, t| {
             let at = sim.log_time(i);
-            if matches!(t, Trace::Stored { .. } | Trace::Delivered { .. } | Trace::Dropped { .. }) && activity.last() != Some(&at) {
+            if matches!(t, Trace::Stored { .. } | Trace::Delivered { .. } | Trace::Dropped { .. }) && activity.last() != Some(&at)
+            {
                 activity.push(at);
             }
             if let Some(k) = t.moment() {

@@ -5,11 +5,14 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canvas::{self, Act};
+use super::compare::CompareStage;
 use super::controls::{Timeline, TopBar};
+use super::embed::EmbedView;
 use super::frame::{start_loop, Canvases};
 use super::inspector::Inspector;
 use super::legend::Legend;
 use super::models;
+use super::share::ShareBar;
 use super::state::Sim;
 use super::tour::{TourCaption, TourStart};
 
@@ -124,34 +127,19 @@ pub fn App() -> impl IntoView {
     let sim = Sim::new();
     provide_context(sim);
     let canvas_ref: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let cv = Canvases { topology: canvas_ref, backlog: NodeRef::new(), consumed: NodeRef::new() };
-    // The URL fragment is a shareable link (`#preset=<file>&t=<ms>&speed=<x>`, or `#bench` for
-    // the generated load scenario played at 1×); a bad one is reported with its column.
-    let link = web_sys::window().and_then(|w| w.location().hash().ok()).map(|h| crate::sim::link::parse_fragment(&h));
-    let bench = matches!(&link, Some(Ok(l)) if l.bench);
-    match link {
-        Some(Ok(l)) if l.bench => {
-            sim.load_bench();
-            sim.speed_log.set(0.0);
-            sim.playing.set(true);
-        }
-        Some(Ok(l)) => {
-            if let Some(i) = l.preset.and_then(|f| super::state::PRESETS.iter().position(|p| p.file == f)) {
-                sim.load(i);
-            }
-            if let Some(speed) = l.speed {
-                sim.speed_log.set(speed.log10());
-            }
-            if let Some(t) = l.time {
-                sim.mutate(|m| {
-                    let t = t.min(m.until());
-                    m.run_until(t);
-                });
-            }
-        }
-        Some(Err(e)) => sim.load_error.set(Some(e.to_string())),
-        None => {}
+    let cv = Canvases { topology: canvas_ref, compare: NodeRef::new(), backlog: NodeRef::new(), consumed: NodeRef::new() };
+    // The URL fragment is a shareable link (see `sim::link`), or `#bench` for the generated load
+    // scenario played at 1×; a bad one is reported with its column.
+    let hash = || web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let first = hash();
+    let bench = matches!(crate::sim::link::parse_fragment(&first), Ok(l) if l.bench);
+    super::url::follow(sim, &first);
+    if bench {
+        sim.load_bench();
+        sim.speed_log.set(0.0);
+        sim.playing.set(true);
     }
+    super::url::keep_in_sync(sim);
 
     Effect::new(move |prev: Option<()>| {
         if prev.is_none() {
@@ -174,10 +162,10 @@ pub fn App() -> impl IntoView {
         }
         Act::Nothing => {}
     };
-    let on_canvas_click = move |ev: leptos::ev::MouseEvent| act(canvas::click(ev.offset_x() as f64, ev.offset_y() as f64));
+    let on_canvas_click = move |ev: leptos::ev::MouseEvent| act(canvas::click(0, ev.offset_x() as f64, ev.offset_y() as f64));
     // Hovering a message cell shows what it carried (tag, body, properties) as a tooltip.
     let on_canvas_move = move |ev: leptos::ev::MouseEvent| {
-        let tip = sim.peek(|m| canvas::hover(ev.offset_x() as f64, ev.offset_y() as f64, m)).flatten();
+        let tip = sim.peek(|m| canvas::hover(0, ev.offset_x() as f64, ev.offset_y() as f64, m)).flatten();
         if let Some(el) = canvas_ref.get_untracked() {
             let _ = match tip {
                 Some(t) => el.set_attribute("title", &t),
@@ -190,7 +178,7 @@ pub fn App() -> impl IntoView {
         if matches!(key.as_str(), "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "Enter" | " " | "Home" | "Escape") {
             ev.prevent_default();
             ev.stop_propagation();
-            let a = sim.peek(|m| canvas::key(&key, m)).unwrap_or(Act::Nothing);
+            let a = sim.peek(|m| canvas::key(0, &key, m)).unwrap_or(Act::Nothing);
             act(a);
         }
     };
@@ -199,7 +187,7 @@ pub fn App() -> impl IntoView {
         if sim.playing.get_untracked() {
             sim.playing.set(false);
             sim.sync_ui();
-        } else if !sim.at_end() {
+        } else {
             sim.playing.set(true);
         }
     };
@@ -244,6 +232,11 @@ pub fn App() -> impl IntoView {
         sim.peek(|m| m.name().to_string()).unwrap_or_default()
     };
 
+    if sim.embed.get_untracked() {
+        super::embed::serve(sim);
+        return view! { <EmbedView canvas=canvas_ref toggle_play=toggle_play /> }.into_any();
+    }
+
     view! {
         <div class="app">
             <TopBar toggle_play=toggle_play />
@@ -252,6 +245,7 @@ pub fn App() -> impl IntoView {
                 <div class="explain-head">
                     <h1>{title}</h1>
                     <TourStart />
+                    <ShareBar />
                 </div>
                 <details class="what" data-testid="description">
                     <summary>
@@ -265,7 +259,7 @@ pub fn App() -> impl IntoView {
             <aside class="panel editor-panel" aria-label="Scenario editor">
                 {move || models::editor(sim.kind.get())}
             </aside>
-            <main class="stage">
+            <main class="stage" class:comparing=move || sim.comparing.get()>
                 <div class="canvas-wrap">
                     <canvas
                         data-testid="canvas-topology"
@@ -279,6 +273,9 @@ pub fn App() -> impl IntoView {
                     ></canvas>
                     <TourCaption />
                 </div>
+                <Show when=move || sim.comparing.get()>
+                    <CompareStage canvas=cv.compare />
+                </Show>
                 <p id="canvas-focus" class="sr-only" aria-live="polite" data-testid="canvas-focus">
                     {move || canvas_focus.get()}
                 </p>
@@ -327,4 +324,5 @@ pub fn App() -> impl IntoView {
             </Show>
         </div>
     }
+    .into_any()
 }

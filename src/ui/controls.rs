@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::state::{fmt_ms, Sim, PRESETS};
+use super::share::edit_marks;
+use super::state::{fmt_ms, Sim, Source, PRESETS};
 use crate::sim::engine::Millis;
 use crate::sim::model::MomentKind;
 use crate::sim::story::Mark;
@@ -40,6 +41,16 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
         sim.version.track();
         sim.until()
     };
+    let confirm_reset = RwSignal::new(false);
+    // Reset reloads what was loaded: the preset, or the own scenario without its edits.
+    let reset = move || match sim.source.get_untracked() {
+        Source::Preset(i) => sim.load(i),
+        Source::Own { name } => {
+            if let Some(v) = sim.scenario.get_value() {
+                let _ = sim.load_value(v, &name);
+            }
+        }
+    };
     let next_mark = move || {
         sim.version.track();
         sim.story_version.track();
@@ -65,12 +76,22 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                         .enumerate()
                         .map(|(i, p)| {
                             view! {
-                                <option value=i.to_string() data-file=p.file selected=move || sim.preset.get() == i>
+                                <option
+                                    value=i.to_string()
+                                    data-file=p.file
+                                    selected=move || sim.source.get() == Source::Preset(i)
+                                >
                                     {p.label}
                                 </option>
                             }
                         })
                         .collect_view()}
+                    {move || match sim.source.get() {
+                        Source::Own { name } => {
+                            Some(view! { <option value="own" selected data-testid="own-scenario">{format!("Your scenario: {name}")}</option> })
+                        }
+                        Source::Preset(_) => None,
+                    }}
                 </select>
             </label>
             <div class="buttons">
@@ -88,10 +109,10 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                                 data-testid="play"
                                 class="primary"
                                 aria-keyshortcuts="Space"
-                                disabled=move || sim.at_end()
+                                title=move || if sim.at_end() { "The story has ended: play on past it" } else { "Play" }
                                 on:click=move |_| toggle_play()
                             >
-                                "▶ Play"
+                                {move || if sim.at_end() { "▶ Play on" } else { "▶ Play" }}
                             </button>
                         }
                             .into_any()
@@ -110,7 +131,6 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                     data-testid="step"
                     title="Run the next event (→)"
                     aria-keyshortcuts="ArrowRight"
-                    disabled=move || sim.at_end()
                     on:click=move |_| {
                         sim.playing.set(false);
                         sim.step();
@@ -130,9 +150,48 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                 >
                     "Next moment »"
                 </button>
-                <button data-testid="reset" title="Reload the scenario at t=0" on:click=move |_| sim.load(sim.preset.get_untracked())>
-                    "↺ Reset"
+                <button
+                    data-testid="replay"
+                    title="Back to t=0 and play again, keeping every edit"
+                    disabled=move || sim.now() == 0
+                    on:click=move |_| {
+                        sim.seek(0);
+                        sim.playing.set(true);
+                    }
+                >
+                    "↻ Replay"
                 </button>
+                {move || {
+                    if confirm_reset.get() {
+                        view! {
+                            <span class="confirm" role="group" aria-label="Confirm reset">
+                                <button data-testid="reset-confirm" class="danger" on:click=move |_| {
+                                    confirm_reset.set(false);
+                                    reset();
+                                }>{move || format!("Discard {} edits", sim.edit_count())}</button>
+                                <button data-testid="reset-cancel" on:click=move |_| confirm_reset.set(false)>"Keep"</button>
+                            </span>
+                        }
+                            .into_any()
+                    } else {
+                        view! {
+                            <button
+                                data-testid="reset"
+                                title="Reload the scenario at t=0, without the edits"
+                                on:click=move |_| {
+                                    if sim.edit_count() > 0 {
+                                        confirm_reset.set(true);
+                                    } else {
+                                        reset();
+                                    }
+                                }
+                            >
+                                "↺ Reset"
+                            </button>
+                        }
+                            .into_any()
+                    }
+                }}
             </div>
             <label class="speed field">
                 <span>"Speed"</span>
@@ -219,7 +278,12 @@ pub fn Timeline() -> impl IntoView {
     };
     let until_ms = move || {
         sim.version.track();
-        sim.until()
+        sim.until().max(sim.peek(|m| m.now()).unwrap_or(0))
+    };
+    let branches = move || {
+        sim.edits_version.track();
+        sim.history
+            .with_value(|h| h.as_ref().map(|h| h.branches().iter().map(|b| b.forked_at).collect::<Vec<_>>()).unwrap_or_default())
     };
     let marks = move || {
         sim.story_version.track();
@@ -243,6 +307,48 @@ pub fn Timeline() -> impl IntoView {
                     }
                 }
             />
+            <div class="marks edits" data-testid="edit-marks" role="group" aria-label="Edits">
+                {move || {
+                    let until = until_ms().max(1);
+                    edit_marks(sim)
+                        .into_iter()
+                        .map(|(at, label)| {
+                            let left = format!("left: {:.3}%", (at as f64 / until as f64 * 100.0).min(100.0));
+                            view! {
+                                <button class="mark edit" data-at=at.to_string() style=left title=label.clone() aria-label=label on:click=move |_| sim.seek(at)>
+                                    "✎"
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+            {move || {
+                let b = branches();
+                (!b.is_empty())
+                    .then(|| {
+                        view! {
+                            <label class="field branches small">
+                                <span>"Earlier branches"</span>
+                                <select
+                                    data-testid="branch-select"
+                                    aria-label="Switch to an earlier branch of this run"
+                                    on:change=move |ev| {
+                                        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                                            sim.switch_branch(i);
+                                        }
+                                    }
+                                >
+                                    <option value="" selected>"current"</option>
+                                    {b.into_iter()
+                                        .enumerate()
+                                        .map(|(i, at)| view! { <option value=i.to_string()>{format!("forked at {}", fmt_ms(at))}</option> })
+                                        .collect_view()}
+                                </select>
+                            </label>
+                        }
+                    })
+            }}
             <div class="marks" data-testid="chapter-marks" role="group" aria-label="Key moments">
                 {move || {
                     let (until, marks) = marks();

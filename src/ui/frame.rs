@@ -31,6 +31,8 @@ type FrameCallback = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 #[derive(Clone, Copy)]
 pub struct Canvases {
     pub topology: NodeRef<leptos::html::Canvas>,
+    /// The second canvas of a side-by-side comparison.
+    pub compare: NodeRef<leptos::html::Canvas>,
     pub backlog: NodeRef<leptos::html::Canvas>,
     pub consumed: NodeRef<leptos::html::Canvas>,
 }
@@ -76,6 +78,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let last_announce = Rc::new(Cell::new(f64::MIN));
     let announced_version = Rc::new(Cell::new(u64::MAX));
     let tracker = Rc::new(RefCell::new(Tracker::default()));
+    let compare_tracker = Rc::new(RefCell::new(Tracker::default()));
     let frames = Rc::new(Cell::new(0u64));
     // A window resize changes canvas sizes: everything is redrawn on the next frame.
     let resized = RwSignal::new(0u32);
@@ -107,9 +110,17 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             let until = sim.until();
             // A running tour stops at its next step.
             let stop_at = sim.tour.with_untracked(|t| {
-                t.as_ref().and_then(|t| t.pinned.get(t.step.map(|s| s + 1).unwrap_or(0)).map(|p| (p.at, t.step.map(|s| s + 1).unwrap_or(0))))
+                t.as_ref().and_then(|t| {
+                    t.pinned.get(t.step.map(|s| s + 1).unwrap_or(0)).map(|p| (p.at, t.step.map(|s| s + 1).unwrap_or(0)))
+                })
             });
-            let mut target = (now + whole as u64).min(until);
+            let mut target = now + whole as u64;
+            // The story ends at `until`: playback pauses there once, and Play goes on past it.
+            let mut story_end = false;
+            if now < until && target >= until {
+                target = until;
+                story_end = true;
+            }
             let mut reached = None;
             if let Some((at, k)) = stop_at {
                 if target >= at {
@@ -117,12 +128,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                     reached = Some(k);
                 }
             }
-            let done = sim
-                .mutate(|m| {
-                    m.run_until(target);
-                    m.now() >= until
-                })
-                .unwrap_or(true);
+            sim.advance(target);
             if let Some(k) = reached {
                 sim.playing.set(false);
                 sim.tour.update(|t| {
@@ -131,7 +137,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                     }
                 });
                 sim.sync_ui();
-            } else if done {
+            } else if story_end {
                 sim.playing.set(false);
                 sim.sync_ui();
             } else if ts - last_sync.get() >= UI_INTERVAL_MS {
@@ -158,12 +164,22 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                 t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
                 if let Some(el) = cv.topology.get_untracked() {
                     let describe = !playing || frames.get() % 8 == 0;
-                    let d = canvas::draw(&el, &**m, &t, clock.get(), ts, describe);
+                    let d = canvas::draw(&el, 0, &**m, &t, clock.get(), ts, describe);
                     busy.set(d.busy);
                     dots = Some(d.dots);
                 }
             }
         });
+        if sim.comparing.get_untracked() && (v != drawn_version.get() || animate || resize_now) {
+            let mut ct = compare_tracker.borrow_mut();
+            sim.compare.with_value(|c| {
+                let Some(c) = c else { return };
+                ct.update(&*c.model, epoch, animate.then(|| (clock.get(), sim.speed())));
+                if let Some(el) = cv.compare.get_untracked() {
+                    canvas::draw(&el, 1, &*c.model, &ct, clock.get(), ts, !playing || frames.get() % 8 == 0);
+                }
+            });
+        }
         drawn_version.set(v);
         let (pv, pe, pts) = plotted.get();
         if resize_now || ((t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {

@@ -6,16 +6,20 @@
 mod announce;
 mod app;
 mod canvas;
+mod compare;
 mod controls;
+mod embed;
 mod frame;
 mod inspector;
 mod legend;
 mod models;
 mod plots;
 pub mod rocketmq;
+mod share;
 mod state;
 mod tour;
 mod track;
+mod url;
 
 pub use app::App;
 pub use inspector::Inspector;

@@ -4,28 +4,25 @@
 //!
 //! Invariant (a deliberate trade for speed): the model is not a reactive signal. Components read it
 //! through `Sim::read` (which subscribes to `ui_version`) or `Sim::peek` (which does not), and every
-//! mutation goes through `Sim::mutate` / `Sim::command`, which bump the version counters.
+//! change goes through `Sim` methods, which bump the version counters. Time moves through the
+//! `History`, so edits entered earlier are re-entered whenever playback reaches their instant.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::sim::engine::Millis;
-use crate::sim::history::History;
-use crate::sim::json_path::PathError;
-use crate::sim::model::{self, BrokerKind, Simulation, View};
+use crate::sim::history::{Entered, History};
+use crate::sim::json_path::{parse_json, PathError};
+use crate::sim::link::{self, Link};
+use crate::sim::model::{self, BrokerKind, Loaded, Simulation, View};
+use crate::sim::scenario::compare_variant;
 use crate::sim::story::Story;
 use crate::sim::tour::{self, Pinned, Tour};
 
 pub use crate::sim::presets::PRESETS;
 
-fn errors_text(errs: &[PathError]) -> String {
+pub fn errors_text(errs: &[PathError]) -> String {
     errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
-}
-
-/// Builds a fresh model from a preset; errors become text for an inline message.
-pub fn load_preset(i: usize) -> Result<Box<dyn Simulation>, String> {
-    let p = PRESETS.get(i).ok_or_else(|| format!("no preset #{i}"))?;
-    model::parse(p.text).map_err(|errs| errors_text(&errs))
 }
 
 /// A guided tour being played: its steps pinned to events of this run, and the step shown.
@@ -35,6 +32,23 @@ pub struct TourRun {
     pub pinned: Vec<Pinned>,
     /// The step whose caption is shown (`None` before the first).
     pub step: Option<usize>,
+}
+
+/// Where the loaded scenario came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    Preset(usize),
+    /// Opened from a file, pasted, or carried by a link.
+    Own {
+        name: String,
+    },
+}
+
+/// The second run of a side-by-side comparison, advancing in lockstep with the first.
+pub struct Compare {
+    pub label: String,
+    pub model: Box<dyn Simulation>,
+    pub history: History,
 }
 
 /// Everything the components share. `Copy`, so closures can capture it freely.
@@ -49,7 +63,11 @@ pub struct Sim {
     pub playing: RwSignal<bool>,
     /// log10 of the speed factor, -2..=2.
     pub speed_log: RwSignal<f64>,
+    /// The preset shown in the picker (the last one chosen, when an own scenario is loaded).
     pub preset: RwSignal<usize>,
+    pub source: RwSignal<Source>,
+    /// The scenario JSON as loaded, without edits: what an export or a link starts from.
+    pub scenario: StoredValue<Option<Value>, LocalStorage>,
     /// The loaded model's kind: model-specific panels switch on it.
     pub kind: RwSignal<Option<BrokerKind>>,
     pub load_error: RwSignal<Option<String>>,
@@ -58,8 +76,10 @@ pub struct Sim {
     pub epoch: StoredValue<u64>,
     /// The log event whose provenance is shown.
     pub selected: RwSignal<Option<u32>>,
-    /// Checkpoints and entered commands, for stepping back and scrubbing.
+    /// Checkpoints and entered commands, for time travel.
     pub history: StoredValue<Option<History>, LocalStorage>,
+    /// Bumped when the entered commands or branches change (marks and menus re-render).
+    pub edits_version: RwSignal<u64>,
     /// The run's key moments, computed ahead on a clone (chapter marks, pacing).
     pub story: StoredValue<Option<Story>, LocalStorage>,
     /// Bumped when the story is recomputed (the marks re-render).
@@ -71,6 +91,13 @@ pub struct Sim {
     pub announce: RwSignal<String>,
     /// The view last announced (changes are said relative to it).
     pub announced: StoredValue<Option<View>, LocalStorage>,
+    /// The inspector tab shown (0 = Inspector, then the model's tabs).
+    pub tab: RwSignal<usize>,
+    /// A side-by-side comparison, when one is open.
+    pub compare: StoredValue<Option<Compare>, LocalStorage>,
+    pub comparing: RwSignal<bool>,
+    /// Embed mode (`#embed`): canvas and minimal controls only.
+    pub embed: RwSignal<bool>,
 }
 
 impl Default for Sim {
@@ -82,44 +109,203 @@ impl Default for Sim {
 impl Sim {
     /// A Sim on the default preset, paused at t=0. Needs a reactive owner (call inside a component).
     pub fn new() -> Sim {
-        let (m, err) = match load_preset(0) {
-            Ok(m) => (Some(m), None),
-            Err(e) => (None, Some(e)),
-        };
-        let history = m.as_deref().map(History::new);
-        let kind = m.as_ref().map(|m| m.kind());
-        Sim {
-            history: StoredValue::new_local(history),
-            model: StoredValue::new_local(m),
+        let sim = Sim {
+            history: StoredValue::new_local(None),
+            model: StoredValue::new_local(None),
             version: RwSignal::new(0),
             ui_version: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed_log: RwSignal::new(1.0),
             preset: RwSignal::new(0),
-            kind: RwSignal::new(kind),
-            load_error: RwSignal::new(err),
+            source: RwSignal::new(Source::Preset(0)),
+            scenario: StoredValue::new_local(None),
+            kind: RwSignal::new(None),
+            load_error: RwSignal::new(None),
             show_help: RwSignal::new(false),
             epoch: StoredValue::new(0),
             selected: RwSignal::new(None),
+            edits_version: RwSignal::new(0),
             story: StoredValue::new_local(None),
             story_version: RwSignal::new(0),
             pacing: RwSignal::new(true),
             tour: RwSignal::new(None),
             announce: RwSignal::new(String::new()),
             announced: StoredValue::new_local(None),
-        }
+            tab: RwSignal::new(0),
+            compare: StoredValue::new_local(None),
+            comparing: RwSignal::new(false),
+            embed: RwSignal::new(false),
+        };
+        sim.load(0);
+        sim
     }
 
-    /// Recomputes the story from the model as it is now (past and determined future).
+    /// Recomputes the story from the model as it is now, with the edits still ahead.
     pub fn refresh_story(&self) {
-        let story = self.peek(Story::compute);
+        let pending: Vec<Entered> = self.history.with_value(|h| h.as_ref().map(|h| h.pending().to_vec()).unwrap_or_default());
+        let story = self.peek(|m| Story::compute_with(m, &pending));
         self.story.set_value(story);
         self.story_version.update(|v| *v += 1);
     }
 
     /// The preset file loaded, if a preset is.
     pub fn preset_file(&self) -> Option<&'static str> {
-        PRESETS.get(self.preset.get_untracked()).map(|p| p.file)
+        match self.source.get_untracked() {
+            Source::Preset(i) => PRESETS.get(i).map(|p| p.file),
+            Source::Own { .. } => None,
+        }
+    }
+
+    /// Installs a freshly loaded run (or shows why it could not load) and starts over from it.
+    fn install(&self, r: Result<(Loaded, Value), String>, source: Source) {
+        self.playing.set(false);
+        self.close_compare();
+        match r {
+            Ok((Loaded { sim: mut m, edits }, scenario)) => {
+                let mut h = History::with_commands(&*m, edits);
+                // Edits at t=0 apply at once, as they did when entered.
+                let _ = h.advance(&mut m, 0);
+                self.history.set_value(Some(h));
+                self.kind.set(Some(m.kind()));
+                self.model.set_value(Some(m));
+                self.scenario.set_value(Some(scenario));
+                if let Source::Preset(i) = source {
+                    self.preset.set(i);
+                }
+                self.source.set(source);
+                self.load_error.set(None);
+            }
+            Err(e) => {
+                self.load_error.set(Some(e));
+                return;
+            }
+        }
+        self.epoch.update_value(|e| *e += 1);
+        self.selected.set(None);
+        self.tour.set(None);
+        self.announced.set_value(None);
+        super::canvas::reset();
+        self.edits_version.update(|v| *v += 1);
+        self.refresh_story();
+        // A scenario may open straight into a comparison.
+        if let Some((label, variant)) = self.scenario.with_value(|s| s.as_ref().and_then(compare_variant)) {
+            if let Err(e) = self.open_compare(variant, &label) {
+                self.load_error.set(Some(format!("compare: {e}")));
+            }
+        }
+        self.bump();
+    }
+
+    /// Loads preset `i` at t=0.
+    pub fn load(&self, i: usize) {
+        let Some(p) = PRESETS.get(i) else { return };
+        let r = parse_json(p.text)
+            .map_err(|e| vec![e])
+            .and_then(|v| model::load_value(v.clone()).map(|l| (l, v)))
+            .map_err(|errs| errors_text(&errs));
+        self.install(r, Source::Preset(i));
+    }
+
+    /// Loads a scenario document (opened, pasted or from a link), with its `edits` if it has
+    /// any. Nothing changes when it is invalid; the errors (with their JSON paths) are returned.
+    pub fn load_text(&self, text: &str, name: &str) -> Result<(), String> {
+        let v = parse_json(text).map_err(|e| errors_text(&[e]))?;
+        self.load_value(v, name)
+    }
+
+    pub fn load_value(&self, v: Value, name: &str) -> Result<(), String> {
+        let mut scenario = v.clone();
+        if let Value::Object(o) = &mut scenario {
+            o.remove("edits");
+        }
+        // A bad document leaves the current run alone: check first.
+        let loaded = model::load_value(v).map_err(|errs| errors_text(&errs))?;
+        self.install(Ok((loaded, scenario)), Source::Own { name: name.to_string() });
+        Ok(())
+    }
+
+    /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
+    pub fn load_bench(&self) {
+        let _ = self.load_text(&bench_scenario(), "benchmark");
+        // The benchmark measures frames, not pacing.
+        self.pacing.set(false);
+    }
+
+    /// Opens a link: the preset or carried scenario, the seed, the edits, then the playhead.
+    pub fn open_link(&self, l: &Link) -> Result<(), String> {
+        let base = match (&l.scenario, l.preset) {
+            (Some(s), _) => Some((s.clone(), "linked scenario".to_string(), None)),
+            (None, Some(file)) => {
+                let i = PRESETS.iter().position(|p| p.file == file);
+                i.and_then(|i| parse_json(PRESETS[i].text).ok().map(|v| (v, file.to_string(), Some(i))))
+            }
+            (None, None) => None,
+        };
+        if let Some((mut v, name, preset)) = base {
+            if let Value::Object(o) = &mut v {
+                if let Some(seed) = l.seed {
+                    o.insert("seed".into(), Value::from(seed));
+                }
+                if let Some(edits) = &l.edits {
+                    o.insert("edits".into(), Value::Array(edits.clone()));
+                }
+            }
+            let plain = l.seed.is_none() && l.edits.as_ref().is_none_or(|e| e.is_empty());
+            match preset.filter(|_| plain) {
+                Some(i) => self.load(i),
+                None => self.load_value(v, &name)?,
+            }
+            if let Some(i) = preset {
+                self.preset.set(i);
+            }
+        }
+        if let Some(speed) = l.speed {
+            self.speed_log.set(speed.log10());
+        }
+        if let Some(t) = l.time {
+            self.advance(t);
+        }
+        self.embed.set(l.embed);
+        Ok(())
+    }
+
+    /// The run as a link fragment: preset (or the scenario itself), every edit, the playhead,
+    /// the speed and the open panel.
+    pub fn link(&self) -> Result<String, String> {
+        let edits: Vec<Value> = self
+            .history
+            .with_value(|h| h.as_ref().map(|h| h.commands().iter().map(|c| c.command.clone()).collect()))
+            .unwrap_or_default();
+        let (preset, scenario) = match self.source.get_untracked() {
+            Source::Preset(i) => (PRESETS.get(i).map(|p| p.file), None),
+            Source::Own { .. } => (None, self.scenario.get_value()),
+        };
+        let panel = match self.tab.get_untracked() {
+            0 => None,
+            i => super::models::tabs(self.kind.get_untracked()).get(i - 1).map(|t| t.label.to_ascii_lowercase()),
+        };
+        link::write_fragment(&Link {
+            preset,
+            scenario,
+            edits: Some(edits),
+            time: Some(self.peek(|m| m.now()).unwrap_or(0)),
+            speed: Some((self.speed() * 1000.0).round() / 1000.0),
+            panel,
+            embed: self.embed.get_untracked(),
+            ..Link::default()
+        })
+    }
+
+    /// The scenario with every edit of this run, as a file `mqviz run` reproduces.
+    pub fn export(&self) -> Option<Value> {
+        let scenario = self.scenario.get_value()?;
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        Some(self.history.with_value(|h| model::export(&scenario, h.as_ref().map(History::commands).unwrap_or(&[]), now)))
+    }
+
+    /// The event-log digest of the run so far, as 16 hex digits.
+    pub fn digest(&self) -> String {
+        self.peek(|m| format!("{:016x}", m.digest())).unwrap_or_default()
     }
 
     /// Runs forward to the next key moment and pauses there.
@@ -128,7 +314,7 @@ impl Sim {
         let next = self.story.with_value(|s| s.as_ref().and_then(|s| s.next_mark(now)).map(|m| m.at));
         if let Some(at) = next {
             self.playing.set(false);
-            self.mutate(|m| m.run_until(at));
+            self.advance(at);
         }
     }
 
@@ -159,13 +345,8 @@ impl Sim {
         let Some(run) = self.tour.get_untracked() else { return };
         let Some(p) = run.pinned.get(k) else { return };
         let at = p.at;
-        let now = self.peek(|m| m.now()).unwrap_or(0);
         self.playing.set(false);
-        if at >= now {
-            self.mutate(|m| m.run_until(at));
-        } else {
-            self.seek(at);
-        }
+        self.seek(at);
         self.tour.update(|t| {
             if let Some(t) = t {
                 t.step = Some(k);
@@ -175,37 +356,6 @@ impl Sim {
 
     pub fn end_tour(&self) {
         self.tour.set(None);
-    }
-
-    fn loaded(&self, r: Result<Box<dyn Simulation>, String>) {
-        self.playing.set(false);
-        match r {
-            Ok(m) => {
-                self.history.set_value(Some(History::new(&*m)));
-                self.kind.set(Some(m.kind()));
-                self.model.set_value(Some(m));
-                self.load_error.set(None);
-            }
-            Err(e) => {
-                self.model.set_value(None);
-                self.kind.set(None);
-                self.load_error.set(Some(e));
-            }
-        }
-        self.epoch.update_value(|e| *e += 1);
-        self.selected.set(None);
-        self.tour.set(None);
-        self.announced.set_value(None);
-        super::canvas::reset();
-        self.refresh_story();
-        self.bump();
-    }
-
-    /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
-    pub fn load_bench(&self) {
-        self.loaded(model::parse(&bench_scenario()).map_err(|errs| errors_text(&errs)));
-        // The benchmark measures frames, not pacing.
-        self.pacing.set(false);
     }
 
     pub fn bump(&self) {
@@ -246,27 +396,11 @@ impl Sim {
         self.model.with_value(|m| m.as_deref().and_then(|m| m.as_any().downcast_ref::<W>()).map(f))
     }
 
-    /// Mutates the model, lets the history take a checkpoint if one is due, and bumps the version.
-    pub fn mutate<R>(&self, f: impl FnOnce(&mut dyn Simulation) -> R) -> Option<R> {
-        let r = self.model.try_update_value(|m| m.as_mut().map(|m| f(&mut **m))).flatten();
-        self.model.with_value(|m| {
-            if let Some(m) = m {
-                self.history.update_value(|h| {
-                    if let Some(h) = h {
-                        h.after_advance(&**m);
-                    }
-                });
-            }
-        });
-        self.bump();
-        r
-    }
-
-    /// Applies a history operation that may move the model backwards; panels and the frame
-    /// tracker start over from the rebuilt state.
-    fn rewind(&self, f: impl FnOnce(&mut History, &mut Box<dyn Simulation>)) {
-        self.playing.set(false);
-        let commands = || self.history.with_value(|h| h.as_ref().map(|h| h.commands().len()).unwrap_or(0));
+    /// Applies a history operation to the model (and the comparison's run, kept in lockstep),
+    /// then bumps the version. `backwards` when it may move time back (panels and the frame
+    /// tracker start over).
+    fn with_history(&self, backwards: bool, f: impl FnOnce(&mut History, &mut Box<dyn Simulation>)) {
+        let commands = || self.history.with_value(|h| h.as_ref().map(|h| (h.commands().len(), h.branches().len())));
         let before = commands();
         self.model.update_value(|m| {
             if let Some(m) = m {
@@ -277,26 +411,46 @@ impl Sim {
                 });
             }
         });
-        self.epoch.update_value(|e| *e += 1);
-        self.selected.set(None);
-        // Only an abandoned edit changes the future.
+        // The comparison follows the same clock.
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        self.compare.update_value(|c| {
+            if let Some(c) = c {
+                c.history.seek(&mut c.model, now);
+            }
+        });
+        if backwards {
+            self.playing.set(false);
+            self.epoch.update_value(|e| *e += 1);
+            self.selected.set(None);
+        }
         if commands() != before {
+            self.edits_version.update(|v| *v += 1);
             self.refresh_story();
         }
         self.bump();
     }
 
-    /// One step back: the state right after the previous instant at which something happened.
-    pub fn step_back(&self) {
-        self.rewind(|h, m| h.step_back(m));
+    /// Runs forward to `t`, re-entering edits as their instants come.
+    pub fn advance(&self, t: Millis) {
+        self.with_history(false, |h, m| {
+            let _ = h.advance(m, t);
+        });
     }
 
-    /// Moves to simulated time `t` (backwards by checkpoint + replay).
+    /// One step back: the state right after the previous instant at which something happened.
+    pub fn step_back(&self) {
+        self.with_history(true, |h, m| h.step_back(m));
+    }
+
+    /// Moves to simulated time `t` (backwards by checkpoint + replay). Edits are kept.
     pub fn seek(&self, t: Millis) {
-        self.rewind(|h, m| {
-            let t = t.min(m.until());
-            h.seek(m, t)
-        });
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        self.with_history(t < now, |h, m| h.seek(m, t));
+    }
+
+    /// Makes an earlier branch the current one, at the same instant.
+    pub fn switch_branch(&self, i: usize) {
+        self.with_history(true, |h, m| h.switch_branch(m, i));
     }
 
     pub fn now(&self) -> Millis {
@@ -312,29 +466,24 @@ impl Sim {
         self.peek(|m| m.until()).unwrap_or(0)
     }
 
-    pub fn load(&self, i: usize) {
-        self.preset.set(i);
-        self.loaded(load_preset(i));
-    }
-
-    /// Runs the next scheduled event (not beyond `until`).
+    /// Runs the next scheduled event, or the next edit if it comes first.
     pub fn step(&self) {
-        self.mutate(|m| {
-            let until = m.until();
-            if let Some(t) = m.next_event_time() {
-                if t <= until {
-                    m.step_until(t);
-                }
-            }
-        });
+        let next_edit = self.history.with_value(|h| h.as_ref().and_then(|h| h.pending().first().map(|c| c.at)));
+        let next_event = self.peek(|m| m.next_event_time()).flatten();
+        match (next_event, next_edit) {
+            (_, Some(e)) if next_event.is_none_or(|t| e <= t) => self.advance(e),
+            (Some(t), _) => self.with_history(false, |h, m| {
+                m.step_until(t);
+                h.after_advance(&**m);
+            }),
+            _ => {}
+        }
     }
 
     pub fn run_to_end(&self) {
         self.playing.set(false);
-        self.mutate(|m| {
-            let until = m.until();
-            m.run_until(until)
-        });
+        let until = self.until();
+        self.advance(until);
     }
 
     /// Enters a command (a timeline entry in the model's JSON form, without `at`) at the current
@@ -353,15 +502,59 @@ impl Sim {
             }
         });
         if result.is_ok() {
+            self.edits_version.update(|v| *v += 1);
             self.refresh_story();
         }
         self.bump();
         result.map_err(|errs| errors_text(&errs))
     }
 
+    /// The number of edits in the current branch.
+    pub fn edit_count(&self) -> usize {
+        self.edits_version.track();
+        self.history.with_value(|h| h.as_ref().map(|h| h.commands().len()).unwrap_or(0))
+    }
+
+    /// Where the story ends (playing pauses there once; Play continues past it).
     pub fn at_end(&self) -> bool {
         self.version.track();
         self.peek(|m| m.now() >= m.until()).unwrap_or(true)
+    }
+
+    /// Opens a comparison: `scenario` (a variant of this one) runs beside the current run, in
+    /// lockstep from t=0.
+    pub fn open_compare(&self, scenario: Value, label: &str) -> Result<(), String> {
+        let Loaded { sim: mut other, edits } = model::load_value(scenario).map_err(|errs| errors_text(&errs))?;
+        let mut h = History::with_commands(&*other, edits);
+        let now = self.peek(|m| m.now()).unwrap_or(0);
+        let _ = h.advance(&mut other, now);
+        self.compare.set_value(Some(Compare { label: label.to_string(), model: other, history: h }));
+        self.comparing.set(true);
+        self.epoch.update_value(|e| *e += 1);
+        self.bump();
+        Ok(())
+    }
+
+    /// Compares with an earlier branch of this run.
+    pub fn compare_branch(&self, i: usize) -> Result<(), String> {
+        let Some(scenario) = self.scenario.get_value() else { return Err("no scenario".into()) };
+        let branch = self.history.with_value(|h| h.as_ref().and_then(|h| h.branches().get(i).cloned()));
+        let Some(branch) = branch else { return Err("no such branch".into()) };
+        let v = model::export(&scenario, &branch.commands, 0);
+        self.open_compare(v, &format!("branch forked at {}", fmt_ms(branch.forked_at)))
+    }
+
+    pub fn close_compare(&self) {
+        if self.comparing.get_untracked() {
+            self.compare.set_value(None);
+            self.comparing.set(false);
+            self.epoch.update_value(|e| *e += 1);
+        }
+    }
+
+    /// Reads the comparison's run.
+    pub fn peek_compare<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> Option<R> {
+        self.compare.with_value(|c| c.as_ref().map(|c| f(&*c.model)))
     }
 }
 

@@ -13,8 +13,9 @@ use std::any::Any;
 use serde_json::Value;
 
 use crate::sim::engine::Millis;
-use crate::sim::json_path::{parse_json, PathError};
-use crate::sim::scenario::broker_name;
+use crate::sim::history::{Entered, History};
+use crate::sim::json_path::{as_u64_in, parse_json, Errors, PathError};
+use crate::sim::scenario::{broker_name, MAX_ENTITIES, MAX_TIME};
 
 pub use view::*;
 
@@ -94,6 +95,32 @@ pub trait Simulation {
     /// Log entries about a message (and its retry copies), oldest first.
     fn provenance(&self, msg: MsgId) -> Vec<usize>;
 
+    /// Message counts so far (side-by-side comparison). The default reads the view and the cells;
+    /// a model can count faster and tell duplicates apart.
+    fn totals(&self) -> Totals {
+        let view = self.view();
+        let mut t = Totals { produced: view.producers.iter().map(|p| p.sent).sum(), ..Totals::default() };
+        t.consumed = view.consumers.iter().map(|c| c.consumed).sum();
+        for p in view.topics.iter().filter(|t| !t.internal).flat_map(|t| t.partitions.iter()) {
+            for c in self.cells(p.id, p.log_start, p.log_end) {
+                match c.fate {
+                    Fate::Skipped => t.lost += 1,
+                    Fate::Retrying => t.retrying += 1,
+                    Fate::DeadLettered => t.dead_lettered += 1,
+                    Fate::Consumed | Fate::Pending => {}
+                }
+            }
+        }
+        t
+    }
+
+    /// Variants of `scenario` (this model's document) worth comparing side by side: another
+    /// allocation strategy, assignor or protocol. `(label, whole scenario)`.
+    fn variants(&self, scenario: &Value) -> Vec<(String, Value)> {
+        let _ = scenario;
+        Vec::new()
+    }
+
     /// Warnings per group, each spelling out its consequence: `(group, text)`.
     fn warnings(&self) -> Vec<(String, String)>;
     fn report(&self) -> Value;
@@ -144,12 +171,92 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
     }
 }
 
-/// Parses and runs a scenario to its `until`.
+/// A scenario and the commands entered during an earlier run of it (its `edits`).
+pub struct Loaded {
+    pub sim: Box<dyn Simulation>,
+    pub edits: Vec<Entered>,
+}
+
+/// Reads a scenario's `edits`: timeline entries entered during a run, each run after every other
+/// event of its instant, as it was when entered. The array is removed from `v`; the model never
+/// sees it. Shapes are checked here; each command is checked when it is entered.
+fn take_edits(v: &mut Value, e: &mut Errors) -> Vec<Entered> {
+    let Some(raw) = v.as_object_mut().and_then(|o| o.remove("edits")) else { return Vec::new() };
+    let Value::Array(items) = raw else {
+        e.push("$.edits", "expected an array of timeline entries");
+        return Vec::new();
+    };
+    if items.len() > MAX_ENTITIES {
+        e.push("$.edits", format!("too many entries ({}, at most {MAX_ENTITIES})", items.len()));
+        return Vec::new();
+    }
+    let mut out: Vec<Entered> = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let path = format!("$.edits[{i}]");
+        let Some(at) = item.get("at") else {
+            e.push(&path, "expected a timeline entry with \"at\"");
+            continue;
+        };
+        let Some(at) = as_u64_in(at, &format!("{path}.at"), 0, MAX_TIME, e) else { continue };
+        if out.last().is_some_and(|l| l.at > at) {
+            e.push(&format!("{path}.at"), "edits must be in time order");
+        }
+        out.push(Entered { at, command: item });
+    }
+    out
+}
+
+/// Parses a scenario with its `edits` (an exported run).
+pub fn load(text: &str) -> Result<Loaded, Vec<PathError>> {
+    let v = parse_json(text).map_err(|e| vec![e])?;
+    load_value(v)
+}
+
+pub fn load_value(mut v: Value) -> Result<Loaded, Vec<PathError>> {
+    let mut e = Errors::default();
+    let edits = take_edits(&mut v, &mut e);
+    let sim = parse_value(&v);
+    match sim {
+        Ok(sim) if e.is_empty() => Ok(Loaded { sim, edits }),
+        Ok(_) => Err(e.list),
+        Err(mut errs) => {
+            errs.extend(e.list);
+            Err(errs)
+        }
+    }
+}
+
+/// Parses a scenario, enters its edits at their instants, and runs to `until` (or to the last
+/// edit, if later). An edit that cannot be entered is an error naming it.
 pub fn run(text: &str) -> Result<Box<dyn Simulation>, Vec<PathError>> {
-    let mut sim = parse(text)?;
-    let until = sim.until();
-    sim.run_until(until);
+    let Loaded { mut sim, edits } = load(text)?;
+    let end = edits.last().map(|c| c.at).unwrap_or(0).max(sim.until());
+    let mut history = History::replay(edits);
+    history.advance(&mut sim, end).map_err(|r| {
+        r.errors
+            .into_iter()
+            .map(|pe| PathError { path: format!("$.edits[{}]", r.index), message: pe.message })
+            .collect::<Vec<_>>()
+    })?;
     Ok(sim)
+}
+
+/// The scenario `original` with the commands of a run as its `edits`, and `until` moved to
+/// `end` if the run went on past it: `run` of the result reproduces the run's event log.
+pub fn export(original: &Value, commands: &[Entered], end: Millis) -> Value {
+    let mut v = original.clone();
+    if let Value::Object(o) = &mut v {
+        let until = o.get("until").and_then(Value::as_u64).unwrap_or(0);
+        if end > until {
+            o.insert("until".into(), Value::from(end));
+        }
+        if commands.is_empty() {
+            o.remove("edits");
+        } else {
+            o.insert("edits".into(), Value::Array(commands.iter().map(|c| c.command.clone()).collect()));
+        }
+    }
+    v
 }
 
 /// Parses and runs a RocketMQ scenario to its end; for tests that inspect the RocketMQ world.

@@ -250,7 +250,10 @@ pub enum Trace {
         consumer: Option<ConsumerIx>,
     },
     /// A consumer started, stopped, crashed or failed to start.
-    Lifecycle { consumer: ConsumerIx, state: ConsumerState },
+    Lifecycle {
+        consumer: ConsumerIx,
+        state: ConsumerState,
+    },
 }
 
 /// The kinds of moment a viewer should not miss: the scrubber's chapter marks, the pacing's
@@ -288,4 +291,18 @@ impl Trace {
             _ => None,
         }
     }
+}
+
+/// Message counts of a run so far, for comparing two runs side by side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub produced: u64,
+    /// Consumptions, counting repeats.
+    pub consumed: u64,
+    /// Messages consumed more than once (by the same group).
+    pub duplicated: u64,
+    /// Skipped by a filter: lost for the group.
+    pub lost: u64,
+    pub retrying: u64,
+    pub dead_lettered: u64,
 }

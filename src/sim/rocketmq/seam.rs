@@ -15,7 +15,7 @@ use crate::sim::engine::{EventId, Millis};
 use crate::sim::json_path::PathError;
 use crate::sim::model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
-    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View,
+    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Totals, Trace, View,
 };
 
 impl World {
@@ -284,12 +284,20 @@ impl World {
             Event::Consumed { msg, client, .. } => {
                 Trace::Delivered { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client)? }
             }
-            Event::BrokerFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::BrokerFilter }
-            }
-            Event::ClientFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::ClientFilter }
-            }
+            Event::BrokerFiltered { msg, client, .. } => Trace::Dropped {
+                msg: *msg,
+                key: key(*msg),
+                partition: pid(*msg),
+                consumer: cix(client),
+                kind: DropKind::BrokerFilter,
+            },
+            Event::ClientFiltered { msg, client, .. } => Trace::Dropped {
+                msg: *msg,
+                key: key(*msg),
+                partition: pid(*msg),
+                consumer: cix(client),
+                kind: DropKind::ClientFilter,
+            },
             Event::OffsetCommitted { broker, group, mq, offset } => {
                 let g = self.scenario.groups.iter().position(|x| *x.name == **group)? as u32;
                 Trace::Committed { partition: self.partition_of(broker, mq)?, group: g, offset: *offset }
@@ -444,6 +452,48 @@ impl Simulation for World {
             .iter()
             .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root() == root))
             .map(|(_, e)| e.0 as usize)
+            .collect()
+    }
+    fn totals(&self) -> Totals {
+        let mut t = Totals { produced: self.producers.iter().map(|p| p.sent).sum(), ..Totals::default() };
+        for f in &self.fates {
+            match f {
+                Fate::Skipped => t.lost += 1,
+                Fate::Retrying => t.retrying += 1,
+                Fate::DeadLettered => t.dead_lettered += 1,
+                Fate::Consumed | Fate::Pending => {}
+            }
+        }
+        // Per group: consumptions, and how many of them repeat a message already consumed.
+        let mut by_group: BTreeMap<&str, Vec<MsgId>> = BTreeMap::new();
+        for c in &self.consumers {
+            by_group.entry(&c.group).or_default().extend(c.consumed.iter().copied());
+        }
+        for (_, mut ms) in by_group {
+            t.consumed += ms.len() as u64;
+            ms.sort_unstable();
+            let distinct = ms.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!ms.is_empty());
+            t.duplicated += (ms.len() - distinct) as u64;
+        }
+        t
+    }
+    fn variants(&self, scenario: &Value) -> Vec<(String, Value)> {
+        // The same groups under each other allocation strategy.
+        let current: Vec<String> = self.scenario.groups.iter().map(|g| g.allocation.name().to_string()).collect();
+        ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]
+            .iter()
+            .filter(|s| !current.iter().all(|c| c == *s))
+            .map(|s| {
+                let mut v = scenario.clone();
+                if let Some(groups) = v.get_mut("groups").and_then(Value::as_array_mut) {
+                    for g in groups {
+                        if let Some(o) = g.as_object_mut() {
+                            o.insert("allocation".into(), Value::from(*s));
+                        }
+                    }
+                }
+                (format!("allocation {s}"), v)
+            })
             .collect()
     }
     fn warnings(&self) -> Vec<(String, String)> {

@@ -36,6 +36,9 @@ pub struct Envelope {
     pub until: Millis,
     /// Default one-way latency of every link.
     pub latency_ms: Millis,
+    /// A variant to show side by side when the scenario opens: its label and a JSON merge patch
+    /// (RFC 7386) applied to this document.
+    pub compare: Option<(String, Value)>,
 }
 
 /// Reads the envelope fields of a scenario object. Returns the envelope and the object reader,
@@ -64,7 +67,77 @@ pub fn read_envelope<'a>(v: &'a Value, e: &mut Errors) -> Option<(Envelope, Obj<
         }
         None => 1,
     };
-    Some((Envelope { broker, name, description, seed, until, latency_ms }, o))
+    let compare = match o.get("compare") {
+        Some(c) => {
+            let path = o.child_path("compare");
+            Obj::new(c, &path, e).and_then(|mut c| {
+                let label = c.req_str("label", e).map(str::to_string);
+                let patch = c.required("patch", e).cloned();
+                if patch.as_ref().is_some_and(|p| !p.is_object()) {
+                    e.push(&format!("{path}.patch"), "expected an object (a JSON merge patch of this scenario)");
+                }
+                c.finish(e);
+                Some((label?, patch?))
+            })
+        }
+        None => None,
+    };
+    Some((Envelope { broker, name, description, seed, until, latency_ms, compare }, o))
+}
+
+/// Applies a JSON merge patch (RFC 7386): objects merge key by key, `null` removes a key, any
+/// other value replaces what was there.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Default::default());
+    }
+    let Value::Object(t) = target else { return };
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
+
+/// The variant a scenario asks to be compared with, built from its `compare` field (the field
+/// itself removed from both): `(label, variant)`.
+pub fn compare_variant(scenario: &Value) -> Option<(String, Value)> {
+    let c = scenario.get("compare")?;
+    let label = c.get("label")?.as_str()?.to_string();
+    let mut variant = scenario.clone();
+    if let Some(o) = variant.as_object_mut() {
+        o.remove("compare");
+    }
+    merge_patch(&mut variant, c.get("patch")?);
+    Some((label, variant))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}, "l": [1, 2]});
+        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}, "l": [3], "n": {"x": 1}}));
+        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}, "l": [3], "n": {"x": 1}}));
+    }
+
+    #[test]
+    fn a_scenario_names_its_comparison() {
+        let s = json!({"name": "n", "groups": [{"allocation": "AVG"}], "compare": {"label": "hash", "patch": {"name": "n2"}}});
+        let (label, v) = compare_variant(&s).unwrap();
+        assert_eq!(label, "hash");
+        assert_eq!(v, json!({"name": "n2", "groups": [{"allocation": "AVG"}]}));
+    }
 }
 
 /// The `broker` field of a scenario document, without validating anything else (so a model

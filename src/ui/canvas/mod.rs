@@ -59,11 +59,23 @@ struct CanvasState {
 }
 
 thread_local! {
-    static STATE: RefCell<CanvasState> = RefCell::new(CanvasState::default());
+    /// One state per canvas slot (0: the main canvas, 1: the comparison's second canvas).
+    static STATES: RefCell<Vec<CanvasState>> = const { RefCell::new(Vec::new()) };
     /// The font last set with `font()`, and text widths measured in it: measuring crosses into
     /// the browser, and the same labels are fitted every frame.
     static FONT: RefCell<String> = const { RefCell::new(String::new()) };
     static WIDTHS: RefCell<std::collections::HashMap<(String, String), f64>> = RefCell::new(std::collections::HashMap::new());
+}
+
+/// Runs `f` on the state of canvas `slot`.
+fn with_state<R>(slot: usize, f: impl FnOnce(&mut CanvasState) -> R) -> R {
+    STATES.with(|all| {
+        let mut all = all.borrow_mut();
+        while all.len() <= slot {
+            all.push(CanvasState::default());
+        }
+        f(&mut all[slot])
+    })
 }
 
 /// The width of `s` in the current font, measured once per (font, text).
@@ -320,7 +332,15 @@ fn draw_cross(ctx: &CanvasRenderingContext2d, x: f64, y: f64, s: f64) {
 /// (ms), for flashes that play out even while paused.
 /// `describe`: also refresh the canvas's `data-scene` (costs a little; the frame loop asks for it
 /// when paused and a few times a second while playing).
-pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f64, wall: f64, describe: bool) -> Drawn {
+pub fn draw(
+    el: &HtmlCanvasElement,
+    slot: usize,
+    sim: &dyn Simulation,
+    t: &Tracker,
+    clock: f64,
+    wall: f64,
+    describe: bool,
+) -> Drawn {
     let idle = Drawn { dots: 0, busy: false };
     let Some(win) = web_sys::window() else { return idle };
     let dpr = win.device_pixel_ratio().max(1.0);
@@ -339,16 +359,15 @@ pub fn draw(el: &HtmlCanvasElement, sim: &dyn Simulation, t: &Tracker, clock: f6
     ctx.set_text_align("left");
 
     let view = sim.view();
-    STATE.with(|st| {
-        let mut st = st.borrow_mut();
+    with_state(slot, |st| {
         let l = layout::layout(&view, cw, ch, &st.pages);
-        let (busy, slots) = paint(&ctx, sim, &view, &l, t, clock, wall, &mut st);
+        let (busy, slots) = paint(&ctx, sim, &view, &l, t, clock, wall, st);
         let (dots, crosses) = paint_dots(&ctx, &view, &l, t, clock, slots);
         st.targets = l.targets();
         st.target_keys = st.targets.iter().map(|(tg, _)| tg.key(&view)).collect();
-        paint_focus(&ctx, &st, &l);
+        paint_focus(&ctx, st, &l);
         if describe {
-            let scene = scene(&view, &l, &st, t.pulses.len(), dots, crosses, busy);
+            let scene = scene(&view, &l, st, t.pulses.len(), dots, crosses, busy);
             if st.scene != scene {
                 let _ = el.set_attribute("data-scene", &scene);
                 st.scene = scene;
@@ -413,9 +432,8 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
 }
 
 /// A description of the message cell under (x, y), with its properties, for the canvas's tooltip.
-pub fn hover(x: f64, y: f64, sim: &dyn Simulation) -> Option<String> {
-    let msg = STATE.with(|st| {
-        let st = st.borrow();
+pub fn hover(slot: usize, x: f64, y: f64, sim: &dyn Simulation) -> Option<String> {
+    let msg = with_state(slot, |st| {
         st.rows.iter().find(|r| r.bar.contains(x, y) && r.cell_w > 0.0).and_then(|r| {
             let k = ((x - r.bar.x) / r.cell_w).floor() as usize;
             r.cells.get(k).map(|c| c.msg)
@@ -571,7 +589,8 @@ fn paint(
         let cell_w = bar.w / slots;
         let gap = if cell_w >= 4.0 { 1.0 } else { 0.0 };
         for (k, c) in cells.iter().enumerate() {
-            let r = Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
+            let r =
+                Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
             batch.add(c, r);
         }
         for m in &p.marks {
@@ -619,8 +638,18 @@ fn paint(
     for m in &l.mores {
         font(ctx, f * 0.92, "600");
         ctx.set_fill_style_str(palette::INK);
-        let what = if m.list == "consumers" { "consumers" } else if m.list.ends_with(":topics") { "topics" } else { "partitions" };
-        let s = if m.wraps { format!("▸ {} more {what} · back to the first", m.hidden) } else { format!("▸ {} more {what} · next", m.hidden) };
+        let what = if m.list == "consumers" {
+            "consumers"
+        } else if m.list.ends_with(":topics") {
+            "topics"
+        } else {
+            "partitions"
+        };
+        let s = if m.wraps {
+            format!("▸ {} more {what} · back to the first", m.hidden)
+        } else {
+            format!("▸ {} more {what} · next", m.hidden)
+        };
         rounded(ctx, m.rect, 4.0);
         ctx.set_stroke_style_str(palette::LINE);
         ctx.set_line_width(1.0);
@@ -731,7 +760,8 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
     ctx.set_stroke_style_str(palette::EDGE);
     ctx.set_line_width(1.5);
     for p in &t.pulses {
-        let (Some(c), Some(b)) = (l.consumer_rect(p.consumer as usize), l.brokers.iter().find(|b| b.index == p.broker as usize)) else {
+        let (Some(c), Some(b)) = (l.consumer_rect(p.consumer as usize), l.brokers.iter().find(|b| b.index == p.broker as usize))
+        else {
             continue;
         };
         let k = ((clock - p.born) / DOT_MS).clamp(0.0, 1.0);
@@ -849,9 +879,8 @@ fn paint_focus(ctx: &CanvasRenderingContext2d, st: &CanvasState, l: &Layout) {
 }
 
 /// What is at canvas CSS pixel (x, y) in the last drawn frame, acted on.
-pub fn click(x: f64, y: f64) -> Act {
-    STATE.with(|st| {
-        let mut st = st.borrow_mut();
+pub fn click(slot: usize, x: f64, y: f64) -> Act {
+    with_state(slot, |st| {
         for row in &st.rows {
             if row.bar.contains(x, y) && row.cell_w > 0.0 {
                 let k = ((x - row.bar.x) / row.cell_w).floor() as usize;
@@ -863,7 +892,7 @@ pub fn click(x: f64, y: f64) -> Act {
         let hit = st.targets.iter().find(|(_, r)| r.contains(x, y)).map(|(t, _)| t.clone());
         match hit {
             Some(Target::More(list)) => {
-                turn_page(&mut st, &list);
+                turn_page(st, &list);
                 Act::Paged
             }
             _ => Act::Nothing,
@@ -880,24 +909,22 @@ fn turn_page(st: &mut CanvasState, list: &str) {
 
 /// Sets (or clears) the tour's highlight, by target key (`broker:<name>`, `consumer:<name>`...).
 pub fn set_highlight(key: Option<String>) {
-    STATE.with(|st| st.borrow_mut().highlight = key);
+    with_state(0, |st| st.highlight = key);
 }
 
 /// Where a target was drawn in the last frame (CSS px in the canvas), for placing a caption.
 pub fn rect_of(key: &str) -> Option<Rect> {
-    STATE.with(|st| {
-        let st = st.borrow();
-        st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1)
-    })
+    with_state(0, |st| st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1))
 }
 
 /// Starts over: pages and focus of the previous scenario no longer apply.
 pub fn reset() {
-    STATE.with(|st| {
-        let mut st = st.borrow_mut();
-        st.pages.clear();
-        st.focus = None;
-        st.flashes.clear();
+    STATES.with(|all| {
+        for st in all.borrow_mut().iter_mut() {
+            st.pages.clear();
+            st.focus = None;
+            st.flashes.clear();
+        }
     });
 }
 
@@ -930,7 +957,7 @@ fn describe_target(st: &CanvasState, view_text: &dyn Fn(&Target) -> String, fo: 
 
 /// A key press while the canvas has focus: arrows move between elements (up/down) and between a
 /// row's cells (left/right), Enter opens a cell's provenance or turns a "+N more" page.
-pub fn key(key: &str, sim: &dyn Simulation) -> Act {
+pub fn key(slot: usize, key: &str, sim: &dyn Simulation) -> Act {
     let view = sim.view();
     let name = |t: &Target| -> String {
         match t {
@@ -956,21 +983,25 @@ pub fn key(key: &str, sim: &dyn Simulation) -> Act {
                 .iter()
                 .find_map(|t| t.partitions.iter().find(|p| p.id == *pid).map(|p| (t, p)))
                 .map(|(t, p)| {
-                    let owners: Vec<&str> = p.owners.iter().filter_map(|o| view.consumers.get(*o as usize)).map(|c| c.name.as_str()).collect();
+                    let owners: Vec<&str> =
+                        p.owners.iter().filter_map(|o| view.consumers.get(*o as usize)).map(|c| c.name.as_str()).collect();
                     format!(
                         "{} {}: {} messages, owner {}",
                         t.name,
                         p.label,
                         p.log_end,
-                        if owners.is_empty() { p.unowned_reason.clone().unwrap_or_else(|| "none".into()) } else { owners.join(", ") }
+                        if owners.is_empty() {
+                            p.unowned_reason.clone().unwrap_or_else(|| "none".into())
+                        } else {
+                            owners.join(", ")
+                        }
                     )
                 })
                 .unwrap_or_default(),
             Target::More(list) => format!("More items of {list}. Enter shows the next page."),
         }
     };
-    STATE.with(|st| {
-        let mut st = st.borrow_mut();
+    with_state(slot, |st| {
         let n = st.targets.len();
         if n == 0 {
             return Act::Nothing;
@@ -992,13 +1023,13 @@ pub fn key(key: &str, sim: &dyn Simulation) -> Act {
                 fo.cell = None;
             }
             "ArrowRight" if is_row => {
-                let len = row_len(&st, &fo);
+                let len = row_len(st, &fo);
                 if len > 0 {
                     fo.cell = Some(fo.cell.map(|c| (c + 1).min(len - 1)).unwrap_or(len - 1));
                 }
             }
             "ArrowLeft" if is_row => {
-                let len = row_len(&st, &fo);
+                let len = row_len(st, &fo);
                 if len > 0 {
                     fo.cell = Some(fo.cell.map(|c| c.saturating_sub(1)).unwrap_or(len - 1));
                 }
@@ -1015,7 +1046,7 @@ pub fn key(key: &str, sim: &dyn Simulation) -> Act {
                         .map(|c| Act::Open(c.msg))
                         .unwrap_or(Act::Nothing),
                     (Target::More(list), _) => {
-                        turn_page(&mut st, &list);
+                        turn_page(st, &list);
                         Act::Paged
                     }
                     (t, _) => Act::Focused(name(&t)),
@@ -1027,7 +1058,7 @@ pub fn key(key: &str, sim: &dyn Simulation) -> Act {
             }
             _ => return Act::Nothing,
         }
-        let text = describe_target(&st, &name, &fo);
+        let text = describe_target(st, &name, &fo);
         st.focus = Some(fo);
         Act::Focused(text)
     })

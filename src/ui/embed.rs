@@ -1,0 +1,154 @@
+//! Embed mode (`#embed&preset=...`): the canvas and minimal controls, fitting a 640×400 iframe in
+//! a docs page, and a `postMessage` API for the page around it.
+//!
+//! Inbound (from the embedding page): `{"type": "load", "scenario": {...}}` (at most 1 MB of
+//! JSON), `{"type": "play"}`, `{"type": "pause"}`, `{"type": "seek", "t": ms}`,
+//! `{"type": "speed", "value": x}` (0.01..=100). Outbound (to `window.parent`): `{"type": "ready"}`
+//! once, `{"type": "state", "t", "digest", "playing"}` after every command and twice a second while
+//! playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
+//! an error and never executed.
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use wasm_bindgen::JsCast;
+
+use super::state::{fmt_ms, Sim};
+
+/// The most JSON a `load` message may carry.
+const MAX_LOAD: usize = 1 << 20;
+
+fn post(v: &Value) {
+    let Some(win) = web_sys::window() else { return };
+    let Ok(Some(parent)) = win.parent() else { return };
+    // The app itself is not embedded: nobody to tell.
+    if parent == win {
+        return;
+    }
+    if let Ok(msg) = js_sys::JSON::parse(&v.to_string()) {
+        let _ = parent.post_message(&msg, "*");
+    }
+}
+
+fn state(sim: Sim) -> Value {
+    json!({"type": "state", "t": sim.peek(|m| m.now()).unwrap_or(0), "digest": sim.digest(), "playing": sim.playing.get_untracked()})
+}
+
+fn error(message: impl Into<String>) {
+    post(&json!({"type": "error", "message": message.into()}));
+}
+
+/// Carries out one inbound message; `Err` says why it was refused.
+fn handle(sim: Sim, msg: &Value) -> Result<(), String> {
+    let obj = msg.as_object().ok_or("expected an object with a \"type\"")?;
+    let kind = obj.get("type").and_then(Value::as_str).ok_or("expected a string \"type\"")?;
+    let only = |keys: &[&str]| -> Result<(), String> {
+        match obj.keys().find(|k| !keys.contains(&k.as_str())) {
+            Some(k) => Err(format!("{kind}: unexpected field {k:?}")),
+            None => Ok(()),
+        }
+    };
+    match kind {
+        "load" => {
+            only(&["type", "scenario"])?;
+            let scenario = obj.get("scenario").filter(|s| s.is_object()).ok_or("load: expected \"scenario\": an object")?;
+            if scenario.to_string().len() > MAX_LOAD {
+                return Err(format!("load: the scenario is larger than {MAX_LOAD} bytes"));
+            }
+            sim.load_value(scenario.clone(), "embedded scenario").map_err(|e| format!("load: {e}"))
+        }
+        "play" => {
+            only(&["type"])?;
+            sim.playing.set(true);
+            Ok(())
+        }
+        "pause" => {
+            only(&["type"])?;
+            sim.playing.set(false);
+            sim.sync_ui();
+            Ok(())
+        }
+        "seek" => {
+            only(&["type", "t"])?;
+            let t = obj
+                .get("t")
+                .and_then(Value::as_u64)
+                .filter(|t| *t <= 10_000_000_000)
+                .ok_or("seek: expected \"t\": milliseconds")?;
+            sim.seek(t);
+            Ok(())
+        }
+        "speed" => {
+            only(&["type", "value"])?;
+            let v = obj
+                .get("value")
+                .and_then(Value::as_f64)
+                .filter(|v| v.is_finite() && (0.01..=100.0).contains(v))
+                .ok_or("speed: expected \"value\" from 0.01 to 100")?;
+            sim.speed_log.set(v.log10());
+            Ok(())
+        }
+        other => Err(format!("unknown message type {other:?} (expected load, play, pause, seek or speed)")),
+    }
+}
+
+/// Listens for the embedding page's messages and reports the state back.
+pub fn serve(sim: Sim) {
+    let _ = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
+        let data = ev.data();
+        let text = js_sys::JSON::stringify(&data).ok().and_then(|s| s.as_string()).unwrap_or_default();
+        if text.len() > MAX_LOAD + 1024 {
+            error("message too large");
+            return;
+        }
+        let parsed: Result<Value, _> = serde_json::from_str(&text);
+        match parsed.map_err(|e| e.to_string()).and_then(|v| handle(sim, &v)) {
+            Ok(()) => post(&state(sim)),
+            Err(e) => error(e),
+        }
+    });
+    // While playing, say where we are twice a second.
+    let Some(win) = web_sys::window() else { return };
+    let tick = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        if sim.playing.get_untracked() {
+            post(&state(sim));
+        }
+    });
+    let _ = win.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 500);
+    tick.forget();
+    post(&json!({"type": "ready"}));
+    post(&state(sim));
+}
+
+/// The embedded page: canvas, play/pause, time, and a way out to the full app.
+#[component]
+pub fn EmbedView(canvas: NodeRef<leptos::html::Canvas>, toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let now = move || {
+        sim.version.track();
+        sim.peek(|m| m.now()).unwrap_or(0)
+    };
+    let full = move || {
+        sim.ui_version.track();
+        sim.link().map(|l| l.replace("#embed&", "#").replace("#embed", "#")).unwrap_or_else(|_| "#".into())
+    };
+    view! {
+        <div class="embed" data-testid="embed">
+            <div class="embed-bar">
+                {move || {
+                    if sim.playing.get() {
+                        view! { <button data-testid="pause" class="primary" on:click=move |_| toggle_play()>"❚❚"</button> }.into_any()
+                    } else {
+                        view! { <button data-testid="play" class="primary" aria-label="Play" on:click=move |_| toggle_play()>"▶"</button> }.into_any()
+                    }
+                }}
+                <span class="embed-title">{move || sim.peek(|m| m.name().to_string()).unwrap_or_default()}</span>
+                <span class="clock" data-testid="sim-time" data-ms=move || now().to_string()>{move || fmt_ms(now())}</span>
+                <a class="small" href=full target="_blank" rel="noopener">"open in mqviz ↗"</a>
+            </div>
+            <div class="canvas-wrap">
+                <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Topology and messages in flight"></canvas>
+            </div>
+            {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </div>
+    }
+}

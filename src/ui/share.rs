@@ -1,0 +1,238 @@
+//! Your own scenario and sharing a run: open a scenario file (picker or drag and drop), paste
+//! JSON, export the run (scenario plus every edit) as a file `mqviz run` reproduces, copy a
+//! whole-run link, and open a side-by-side comparison. Everything is broker-neutral.
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::state::{fmt_ms, Sim};
+
+/// Reads a dropped or picked file as text, then hands it to `done`.
+fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
+    let Ok(reader) = web_sys::FileReader::new() else { return };
+    let name = file.name();
+    let r2 = reader.clone();
+    let cb = Closure::once(move |_: web_sys::ProgressEvent| {
+        let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+        done(text, name);
+    });
+    reader.set_onload(Some(cb.as_ref().unchecked_ref()));
+    cb.forget();
+    let _ = reader.read_as_text(&file);
+}
+
+/// Offers `text` as a downloaded file.
+fn download(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    if let Ok(a) = document().create_element("a") {
+        let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Loads a file into the app, reporting errors where the user will see them.
+pub fn open_file(sim: Sim, file: web_sys::File, error: RwSignal<Option<String>>) {
+    read_file(file, move |text, name| match sim.load_text(&text, &name) {
+        Ok(()) => error.set(None),
+        Err(e) => error.set(Some(format!("{name}: {e}"))),
+    });
+}
+
+/// Lets a scenario file be dropped anywhere on the page.
+pub fn accept_drops(sim: Sim, error: RwSignal<Option<String>>) {
+    let _ = window_event_listener(leptos::ev::dragover, move |ev| ev.prevent_default());
+    let _ = window_event_listener(leptos::ev::drop, move |ev| {
+        ev.prevent_default();
+        if let Some(f) = ev.data_transfer().and_then(|d| d.files()).and_then(|fs| fs.get(0)) {
+            open_file(sim, f, error);
+        }
+    });
+}
+
+#[component]
+pub fn ShareBar() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let error = RwSignal::new(None::<String>);
+    let pasting = RwSignal::new(false);
+    let paste_text = RwSignal::new(String::new());
+    let link_text = RwSignal::new(None::<String>);
+    let comparing_menu = RwSignal::new(false);
+    accept_drops(sim, error);
+    let file_input: NodeRef<leptos::html::Input> = NodeRef::new();
+    let on_file = move |_| {
+        let Some(input) = file_input.get_untracked() else { return };
+        if let Some(f) = input.files().and_then(|fs| fs.get(0)) {
+            open_file(sim, f, error);
+        }
+        input.set_value("");
+    };
+    let load_pasted = move |_| match sim.load_text(&paste_text.get_untracked(), "pasted scenario") {
+        Ok(()) => {
+            error.set(None);
+            pasting.set(false);
+        }
+        Err(e) => error.set(Some(e)),
+    };
+    let export = move |_| {
+        if let Some(v) = sim.export() {
+            let name = sim.peek(|m| m.name().to_string()).unwrap_or_else(|| "run".into());
+            let file = format!("{}-run.json", name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
+            download(&file, &serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+    };
+    let copy_link = move |_| match sim.link() {
+        Ok(fragment) => {
+            let Some(win) = web_sys::window() else { return };
+            let loc = win.location();
+            let url = format!(
+                "{}{}{}{fragment}",
+                loc.origin().unwrap_or_default(),
+                loc.pathname().unwrap_or_default(),
+                loc.search().unwrap_or_default()
+            );
+            let _ = win.navigator().clipboard().write_text(&url);
+            link_text.set(Some(url));
+            error.set(None);
+        }
+        Err(e) => {
+            link_text.set(None);
+            error.set(Some(e));
+        }
+    };
+    let digest = move || {
+        sim.ui_version.track();
+        sim.digest()
+    };
+    let variants = move || {
+        sim.edits_version.track();
+        let mut v: Vec<(String, serde_json::Value)> =
+            sim.scenario.with_value(|s| s.as_ref().and_then(|s| sim.peek(|m| m.variants(s)))).unwrap_or_default();
+        let branches = sim.history.with_value(|h| h.as_ref().map(|h| h.branches().len()).unwrap_or(0));
+        for i in 0..branches {
+            v.push((format!("branch {}", i + 1), serde_json::Value::from(i as u64)));
+        }
+        v
+    };
+    let open_variant = move |ev: leptos::ev::Event| {
+        let i: usize = event_target_value(&ev).parse().unwrap_or(usize::MAX);
+        let list = variants();
+        let Some((label, v)) = list.get(i).cloned() else { return };
+        let r = if label.starts_with("branch ") {
+            sim.compare_branch(v.as_u64().unwrap_or(0) as usize)
+        } else {
+            sim.open_compare(v, &label)
+        };
+        if let Err(e) = r {
+            error.set(Some(e));
+        }
+        comparing_menu.set(false);
+    };
+    view! {
+        <div class="share" data-testid="share-bar">
+            <button data-testid="open-file" on:click=move |_| {
+                if let Some(i) = file_input.get_untracked() {
+                    i.click();
+                }
+            }>"Open…"</button>
+            <input
+                type="file"
+                accept=".json,application/json"
+                class="sr-only"
+                tabindex="-1"
+                aria-label="Open a scenario file"
+                data-testid="file-input"
+                node_ref=file_input
+                on:change=on_file
+            />
+            <button data-testid="paste-open" aria-expanded=move || pasting.get().to_string() on:click=move |_| pasting.update(|p| *p = !*p)>
+                "Paste JSON"
+            </button>
+            <button data-testid="export" title="Save the scenario with every edit of this run" on:click=export>
+                "Export run"
+            </button>
+            <button data-testid="copy-link" title="A link that rebuilds this exact run" on:click=copy_link>
+                "Copy link"
+            </button>
+            <button
+                data-testid="compare-open"
+                aria-expanded=move || comparing_menu.get().to_string()
+                on:click=move |_| {
+                    if sim.comparing.get_untracked() {
+                        sim.close_compare();
+                        sim.bump();
+                    } else {
+                        comparing_menu.update(|c| *c = !*c);
+                    }
+                }
+            >
+                {move || if sim.comparing.get() { "Close comparison" } else { "Compare…" }}
+            </button>
+            <span class="digest muted small" data-testid="digest" title="Event-log digest: equal digests mean identical runs">
+                {move || format!("digest {}", digest())}
+            </span>
+            <Show when=move || comparing_menu.get()>
+                <label class="field">
+                    <span>"Compare with"</span>
+                    <select data-testid="compare-select" on:change=open_variant>
+                        <option value="" selected>"choose…"</option>
+                        {move || {
+                            variants()
+                                .into_iter()
+                                .enumerate()
+                                .map(|(i, (label, _))| view! { <option value=i.to_string()>{label}</option> })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
+            </Show>
+            <Show when=move || pasting.get()>
+                <div class="paste" role="group" aria-label="Paste a scenario">
+                    <textarea
+                        data-testid="paste-text"
+                        aria-label="Scenario JSON"
+                        rows="8"
+                        spellcheck="false"
+                        placeholder="{\"format\": \"mqviz-scenario/1\", ...}"
+                        on:input=move |ev| paste_text.set(event_target_value(&ev))
+                    ></textarea>
+                    <button class="primary" data-testid="paste-load" on:click=load_pasted>"Load"</button>
+                </div>
+            </Show>
+            {move || {
+                link_text.get().map(|l| {
+                    view! {
+                        <input class="link-out" type="text" readonly data-testid="share-link" aria-label="Link to this run" prop:value=l />
+                    }
+                })
+            }}
+            {move || error.get().map(|e| view! { <p class="inline-error" role="alert" data-testid="share-error">{e}</p> })}
+        </div>
+    }
+}
+
+/// The edits of the run and the branches left behind, for the timeline.
+pub fn edit_marks(sim: Sim) -> Vec<(u64, String)> {
+    sim.edits_version.track();
+    sim.history.with_value(|h| {
+        h.as_ref()
+            .map(|h| {
+                h.commands()
+                    .iter()
+                    .map(|c| {
+                        let what = c.command.get("action").and_then(|a| a.as_str()).unwrap_or("edit");
+                        let who = c.command.get("clientId").and_then(|a| a.as_str()).unwrap_or("");
+                        (c.at, format!("edit at {}: {what} {who}", fmt_ms(c.at)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
+}
