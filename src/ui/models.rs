@@ -17,7 +17,7 @@ pub struct ModelTab {
 pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
     match kind {
         Some(BrokerKind::RocketMq) => &[ModelTab { label: "Filters", testid: "tab-filters" }],
-        None => &[],
+        Some(BrokerKind::Pulsar) | None => &[],
     }
 }
 
@@ -33,7 +33,7 @@ pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -
 pub fn editor(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
-        None => ().into_any(),
+        Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -41,7 +41,7 @@ pub fn editor(kind: Option<BrokerKind>) -> AnyView {
 pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
-        None => ().into_any(),
+        Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -49,6 +49,6 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
 pub fn log_kinds(kind: Option<BrokerKind>) -> Vec<&'static str> {
     match kind {
         Some(BrokerKind::RocketMq) => super::rocketmq::LOG_KINDS.to_vec(),
-        None => vec!["all"],
+        Some(BrokerKind::Pulsar) | None => vec!["all"],
     }
 }

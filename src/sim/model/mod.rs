@@ -22,15 +22,17 @@ pub use view::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerKind {
     RocketMq,
+    Pulsar,
 }
 
 impl BrokerKind {
-    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq];
+    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq, BrokerKind::Pulsar];
 
     /// The scenario's `broker` value.
     pub fn name(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "rocketmq",
+            BrokerKind::Pulsar => "pulsar",
         }
     }
 
@@ -38,6 +40,7 @@ impl BrokerKind {
     pub fn title(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "RocketMQ",
+            BrokerKind::Pulsar => "Apache Pulsar",
         }
     }
 
@@ -134,6 +137,10 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
             let s = crate::sim::rocketmq::scenario::parse_scenario_value(v)?;
             Ok(Box::new(crate::sim::rocketmq::world::World::new(s)))
         }
+        Some(BrokerKind::Pulsar) => {
+            let s = crate::sim::pulsar::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::sim::pulsar::world::World::new(s)))
+        }
         None => {
             let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();
             Err(vec![PathError {
@@ -150,6 +157,14 @@ pub fn run(text: &str) -> Result<Box<dyn Simulation>, Vec<PathError>> {
     let until = sim.until();
     sim.run_until(until);
     Ok(sim)
+}
+
+/// Parses and runs a Pulsar scenario to its end; for tests that inspect the Pulsar world.
+pub fn run_pulsar(text: &str) -> Result<crate::sim::pulsar::world::World, Vec<PathError>> {
+    let s = crate::sim::pulsar::scenario::parse_scenario(text)?;
+    let mut w = crate::sim::pulsar::world::World::new(s);
+    w.run_to_end();
+    Ok(w)
 }
 
 /// Parses and runs a RocketMQ scenario to its end; for tests that inspect the RocketMQ world.
