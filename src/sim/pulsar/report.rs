@@ -452,6 +452,13 @@ pub fn group_warnings(w: &World, g: usize) -> Vec<String> {
         }
         if sub.sub_type == SubscriptionType::Shared {
             if let Some(Dispatcher::Shared(sh)) = &sub.dispatcher {
+                for c in sh.consumers.consumers().iter().filter(|c| c.unacked.blocked) {
+                    let name = w.member_consumer_name(p, s as u32, c.consumer_id).map(|n| n.to_string()).unwrap_or_default();
+                    out.push(format!(
+                        "{} consumer {name} reached maxUnackedMessagesPerConsumer. Consequence: nothing more is dispatched to it until it acks down to half the limit.",
+                        part.name
+                    ));
+                }
                 if sh.subscription_unacked.blocked {
                     out.push(format!(
                         "{}: the subscription reached maxUnackedMessagesPerSubscription. Consequence: dispatch stops for every consumer until half are acked.",

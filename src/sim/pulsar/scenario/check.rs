@@ -17,10 +17,11 @@ pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             e.push(&format!("$.brokers[{i}].name"), format!("duplicate broker {b:?}"));
         }
     }
-    let mut full_names = BTreeSet::new();
+    // Names must be unique as written (references use them) and in full.
+    let mut names = BTreeSet::new();
     for (i, t) in s.topics.iter().enumerate() {
-        if !full_names.insert(t.full_name()) {
-            e.push(&format!("$.topics[{i}].name"), format!("duplicate topic {:?}", t.full_name()));
+        if !names.insert(t.full_name()) || !names.insert(t.name.clone()) {
+            e.push(&format!("$.topics[{i}].name"), format!("duplicate topic {:?}", t.name));
         }
     }
     let topic = |name: &str| s.topics.iter().find(|t| t.is_named(name));

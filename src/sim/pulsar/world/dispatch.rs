@@ -251,6 +251,10 @@ impl World {
             }
         };
         let result = ks.dispatch(&batch, read_type);
+        // A replay read that sent nothing makes the next read look ahead at new entries at once.
+        if read_type == ReadType::Replay && result.skip_next_replay {
+            round.read_new = round.read_new.max(1);
+        }
         round.held = result.held;
         for (consumer_id, p) in result.sends {
             let Some(member) = sub.members.get(&consumer_id) else { continue };

@@ -141,13 +141,17 @@ impl World {
             }
         };
         let partition_name = self.partitions[partition as usize].name.clone();
+        let topic_name = self.topics[self.consumers[c as usize].topic as usize].name.clone();
         let con = &mut self.consumers[c as usize];
         let spec = con.spec.clone();
         // A multi-topic consumer splits its receiver queue over the partitions.
         let receiver_queue =
             spec.receiver_queue_size.min(MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS / topic_partitions.max(1));
+        // With retry enabled the names derive from the consumer's topic; otherwise each partition
+        // consumer derives them from its own topic (`...-partition-N-<sub>-DLQ`).
+        let base = if spec.enable_retry { topic_name } else { partition_name };
         let dead_letter = spec.dead_letter.as_ref().and_then(|d| {
-            let mut policy = DeadLetterPolicy::new(d.max_redeliver_count, &partition_name, &spec.subscription).ok()?;
+            let mut policy = DeadLetterPolicy::new(d.max_redeliver_count, &base, &spec.subscription).ok()?;
             if let Some(t) = &d.dead_letter_topic {
                 policy.dead_letter_topic = t.clone();
             }
