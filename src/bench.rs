@@ -129,15 +129,17 @@ pub fn main(args: &[String]) -> ExitCode {
         "sql92" => bench_sql92(),
         "filters" => crate::bench_filters::bench_filter_manager(),
         "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
+        "pulsar-sim" => crate::bench_pulsar_sim::bench_pulsar_sim(n as usize),
         "all" => {
             bench_throughput(n);
             bench_allocate();
             bench_sql92();
             crate::bench_filters::bench_filter_manager();
             crate::bench_pulsar::bench_pulsar(n as usize);
+            crate::bench_pulsar_sim::bench_pulsar_sim(n as usize);
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, all)");
+            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, pulsar-sim, all)");
             return ExitCode::from(2);
         }
     }

@@ -11,4 +11,5 @@ pub mod ui;
 pub mod bench;
 pub mod bench_filters;
 pub mod bench_pulsar;
+pub mod bench_pulsar_sim;
 pub mod cli;

@@ -511,3 +511,18 @@ pub const LOG_KINDS: &[&str] = &[
     "coordinator",
     "upstream",
 ];
+
+#[cfg(test)]
+mod size_probe {
+    #[test]
+    fn sizes() {
+        eprintln!(
+            "Event {} LogEntry {} MessageId {} Message {} Outgoing {}",
+            std::mem::size_of::<super::Event>(),
+            std::mem::size_of::<crate::sim::engine::LogEntry<super::Event>>(),
+            std::mem::size_of::<super::MessageId>(),
+            std::mem::size_of::<crate::sim::pulsar::world::Message>(),
+            std::mem::size_of::<crate::sim::pulsar::world::Outgoing>()
+        );
+    }
+}

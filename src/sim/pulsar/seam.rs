@@ -329,7 +329,22 @@ impl World {
         }
     }
 
-    fn consumer_lines(&self, c: usize) -> Vec<StateLine> {
+    /// Every Key_Shared consumer's hash ranges, in words, by broker consumer id (one pass per dispatcher).
+    fn hash_range_texts(&self) -> BTreeMap<u64, String> {
+        let mut out = BTreeMap::new();
+        for part in &self.partitions {
+            for sub in &part.subscriptions {
+                if let Some(Dispatcher::KeyShared(ks)) = &sub.dispatcher {
+                    for (id, summary) in super::world::ranges::summarize(&ks.selector.assignments()) {
+                        out.insert(id, summary.text());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn consumer_lines(&self, c: usize, hash_ranges: &BTreeMap<u64, String>) -> Vec<StateLine> {
         let con = &self.consumers[c];
         let mut lines = Vec::new();
         if let Some(f) = &con.failure {
@@ -381,10 +396,8 @@ impl World {
                 changed_at: None,
                 alert: blocked,
             });
-            if let Some(Dispatcher::KeyShared(ks)) = &sub.dispatcher {
-                if let Some(ranges) = ks.selector.ranges_by_consumer().get(&att.consumer_id) {
-                    lines.push(StateLine::plain(format!("hashes {}", super::world::ranges_text(ranges))));
-                }
+            if let Some(ranges) = hash_ranges.get(&att.consumer_id) {
+                lines.push(StateLine::plain(format!("hashes {ranges}")));
             }
         }
         lines
@@ -437,6 +450,7 @@ impl World {
         let producers = self.producers.iter().map(|p| ProducerView { name: p.name.to_string(), sent: p.sent }).collect();
         let groups =
             (0..self.groups.len()).map(|g| GroupView { name: self.group_label(g), lines: self.group_lines(g) }).collect();
+        let hash_ranges = self.hash_range_texts();
         let consumers = (0..self.consumers.len())
             .map(|c| {
                 let con = &self.consumers[c];
@@ -447,7 +461,7 @@ impl World {
                     state: self.consumer_state(c),
                     subscription: self.subscription_text(c),
                     mismatch: None,
-                    lines: self.consumer_lines(c),
+                    lines: self.consumer_lines(c, &hash_ranges),
                     consumed: con.stats.received,
                 }
             })

@@ -18,7 +18,7 @@ pub fn ack_problems(spec: &ConsumerSpec, ack: &AckSpec, ack_path: &str) -> Vec<c
     parse::check_ack_fits(&changed, ack_path, &mut e);
     e.list
 }
-pub use template::expand;
+pub use template::{expand, Template};
 pub use write::{action_value, timed_action_value};
 
 use crate::sim::engine::Millis;
@@ -210,12 +210,15 @@ pub struct ProducerSpec {
     pub sends: Vec<SendSpec>,
 }
 
-/// A send script: `count` messages from `at`, `intervalMs` apart, or one per explicit time.
+/// A send script: `count` messages from `at`, `burst` at a time, bursts `intervalMs` apart; or
+/// one message per explicit time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SendSpec {
     pub at: Millis,
     pub count: u32,
     pub interval_ms: Millis,
+    /// Messages sent at each instant (at least 1).
+    pub burst: u32,
     pub times: Vec<Millis>,
     /// Key template (`{i}`, `{i%N}` expand per message); the partition key and the sticky key.
     pub key: Option<String>,
@@ -229,7 +232,7 @@ impl SendSpec {
     pub fn time_of(&self, i: u32) -> Millis {
         match self.times.get(i as usize) {
             Some(t) => *t,
-            None => self.at.saturating_add(self.interval_ms.saturating_mul(u64::from(i))),
+            None => self.at.saturating_add(self.interval_ms.saturating_mul(u64::from(i / self.burst.max(1)))),
         }
     }
 }

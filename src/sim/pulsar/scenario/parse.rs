@@ -310,6 +310,7 @@ pub(super) fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpe
     let at = o.u64_in("at", 0, MAX_TIME, e).unwrap_or(0);
     let count = o.u64_in("count", 0, MAX_MESSAGES_PER_SEND, e).unwrap_or(1);
     let interval_ms = o.u64_in("intervalMs", 0, MAX_TIME, e).unwrap_or(0);
+    let burst = o.u64_in("burst", 1, MAX_MESSAGES_PER_SEND, e).unwrap_or(1);
     let key = o.str("key", e).map(str::to_string);
     let ordering_key = o.str("orderingKey", e).map(str::to_string);
     let body = o.str("body", e).unwrap_or("message {i}").to_string();
@@ -332,8 +333,9 @@ pub(super) fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpe
         Some(first) => (*first, times.len() as u64),
         None => (at, count),
     };
-    if !times.is_empty() || count == 0 || at.saturating_add(interval_ms.saturating_mul(count - 1)) <= MAX_TIME {
-        Some(SendSpec { at, count: count as u32, interval_ms, times, key, ordering_key, body })
+    let bursts = count.div_ceil(burst);
+    if !times.is_empty() || count == 0 || at.saturating_add(interval_ms.saturating_mul(bursts - 1)) <= MAX_TIME {
+        Some(SendSpec { at, count: count as u32, interval_ms, burst: burst as u32, times, key, ordering_key, body })
     } else {
         e.push(path, format!("the last send would be after {MAX_TIME} ms"));
         None

@@ -90,6 +90,9 @@ fn send_value(s: &SendSpec) -> Value {
     if s.times.is_empty() {
         o.insert("count".into(), json!(s.count));
         o.insert("intervalMs".into(), json!(s.interval_ms));
+        if s.burst > 1 {
+            o.insert("burst".into(), json!(s.burst));
+        }
     } else {
         o.insert("times".into(), json!(s.times));
     }
@@ -217,6 +220,7 @@ mod tests {
             at: 1234,
             count: 3,
             interval_ms: 10,
+            burst: 2,
             times: Vec::new(),
             key: Some("k-{i%3}".into()),
             ordering_key: Some("o".into()),
@@ -225,7 +229,16 @@ mod tests {
         round_trip(Action::Produce { producer: "p".into(), send: send.clone() });
         round_trip(Action::Produce {
             producer: "p".into(),
-            send: SendSpec { times: vec![1300, 1400], at: 1300, count: 2, interval_ms: 0, key: None, ordering_key: None, ..send },
+            send: SendSpec {
+                times: vec![1300, 1400],
+                at: 1300,
+                count: 2,
+                interval_ms: 0,
+                burst: 1,
+                key: None,
+                ordering_key: None,
+                ..send
+            },
         });
         round_trip(Action::SplitSegment { topic: "t".into(), segment: 3 });
         round_trip(Action::PruneSegment { topic: "t".into(), segment: 0 });

@@ -1,8 +1,6 @@
 //! Timeline commands: consumers come and go, ack behaviour changes, producers get new send
 //! scripts, segments split, merge and are pruned.
 
-use std::sync::Arc;
-
 use super::{Action, World};
 use crate::sim::pulsar::events::{Event, RedeliveryReason};
 use crate::sim::pulsar::scenario::{self, ConsumerKind};
@@ -68,9 +66,9 @@ impl World {
                 if let Some(p) = self.producers.iter().position(|x| *x.name == *producer) {
                     let first = send.time_of(0);
                     let count = send.count;
-                    self.producers[p].sends.push(Arc::new(send));
+                    self.producers[p].scripts.push(super::Script::new(send));
                     if count > 0 {
-                        let s = self.producers[p].sends.len() as u32 - 1;
+                        let s = self.producers[p].scripts.len() as u32 - 1;
                         let delay = first.saturating_sub(self.now);
                         self.schedule(delay, Action::ProduceTick { producer: p as u32, send: s, i: 0 });
                     }

@@ -16,6 +16,8 @@ struct Round {
     replay: bool,
     /// Entries read from the cursor (a round that only moved entries into the replay set still progressed).
     read_new: usize,
+    /// The cursor had fewer entries than the read asked for: it is caught up.
+    exhausted: bool,
     held: Vec<(i64, HoldReason)>,
     delayed: Vec<(i64, Millis)>,
     newly_blocked: Vec<u64>,
@@ -28,12 +30,26 @@ impl Round {
             items: Vec::new(),
             replay,
             read_new: 0,
+            exhausted: false,
             held: Vec::new(),
             delayed: Vec::new(),
             newly_blocked: Vec::new(),
             subscription_blocked: false,
         }
     }
+}
+
+/// The consumers' permits summed, but never past `cap` (a read asks for at most `cap` entries,
+/// so there is no need to look at every consumer once that many are available).
+fn capped_sum(permits: impl Iterator<Item = u32>, cap: usize) -> usize {
+    let mut total = 0usize;
+    for p in permits {
+        total += p as usize;
+        if total >= cap {
+            return cap;
+        }
+    }
+    total
 }
 
 /// Why an entry was held, in words.
@@ -78,8 +94,11 @@ impl World {
             };
             let Some(round) = round else { break };
             let progressed = !round.items.is_empty() || round.read_new > 0;
+            // A normal read that got less than it asked for found the cursor caught up; with no
+            // replay pending there is nothing more to read now.
+            let caught_up = round.exhausted && !self.has_replay(partition, s);
             self.finish_round(partition, s, round);
-            if !progressed {
+            if !progressed || caught_up {
                 break;
             }
             rounds += 1;
@@ -106,12 +125,14 @@ impl World {
         if member.permits == 0 {
             return None;
         }
-        let positions = sub.cursor.read_entries(max_read.min(member.permits) as usize);
+        let wanted = max_read.min(member.permits) as usize;
+        let positions = sub.cursor.read_entries(wanted);
         if positions.is_empty() {
             return None;
         }
         let mut round = Round::new(false);
         round.read_new = positions.len();
+        round.exhausted = positions.len() < wanted;
         for p in positions {
             let messages = entries[p as usize].messages;
             member.permits = member.permits.saturating_sub(messages);
@@ -160,13 +181,14 @@ impl World {
             }
             SharedRead::Normal { max_entries } => {
                 round = Round::new(false);
-                let permits: u64 =
-                    sh.consumers.consumers().iter().filter(|c| c.is_available()).map(|c| u64::from(c.permits)).sum();
-                let read = sub.cursor.read_entries(max_entries.min(permits.max(1) as usize));
+                let available = sh.consumers.consumers().iter().filter(|c| c.is_available()).map(|c| c.permits);
+                let wanted = capped_sum(available, max_entries).max(1);
+                let read = sub.cursor.read_entries(wanted);
                 if read.is_empty() {
                     return None;
                 }
                 round.read_new = read.len();
+                round.exhausted = read.len() < wanted;
                 let (due, later): (Vec<i64>, Vec<i64>) = read.into_iter().partition(|&p| entries[p as usize].deliver_at <= now);
                 for p in later {
                     sub.delayed.insert(p);
@@ -232,12 +254,13 @@ impl World {
             }
             ReadPlan::Normal { max_entries } => {
                 round = Round::new(false);
-                let permits: u64 = ks.consumers().map(|c| u64::from(c.permits.min(c.unacked.room()))).sum();
-                let read = sub.cursor.read_entries(max_entries.min(permits.max(1) as usize));
+                let wanted = capped_sum(ks.consumers().map(|c| c.permits.min(c.unacked.room())), max_entries).max(1);
+                let read = sub.cursor.read_entries(wanted);
                 if read.is_empty() {
                     return None;
                 }
                 round.read_new = read.len();
+                round.exhausted = read.len() < wanted;
                 let mut batch = Vec::with_capacity(read.len());
                 for p in read {
                     if entries[p as usize].deliver_at > now {
@@ -338,6 +361,14 @@ impl World {
             replay: round.replay,
         });
         self.ship(round.items);
+    }
+
+    fn has_replay(&self, partition: u32, s: u32) -> bool {
+        match &self.partitions[partition as usize].subscriptions[s as usize].dispatcher {
+            Some(Dispatcher::Shared(sh)) => !sh.replay.is_empty(),
+            Some(Dispatcher::KeyShared(ks)) => !ks.replay.is_empty(),
+            _ => false,
+        }
     }
 
     /// Sends entries over the network: one delivery per distinct consumer latency.

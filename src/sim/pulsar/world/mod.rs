@@ -4,8 +4,7 @@
 //! module keeps time, moves commands over the network and logs what happened. One `impl World`
 //! per concern lives in the sibling files; `dispatch` below routes each queued action to them.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, DefaultHasher};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
@@ -21,14 +20,15 @@ mod commands;
 mod dispatch;
 mod failover;
 mod produce;
+pub mod ranges;
 mod redelivery;
 mod scalable;
 pub mod state;
 mod subscribe;
 
 pub use dispatch::hold_reason_text;
+pub use ranges::ranges_text;
 pub use state::*;
-pub use subscribe::ranges_text;
 
 /// Sealed-segment GC period (PR #25668).
 pub const SEGMENT_GC_INTERVAL: Millis = crate::sim::pulsar::defaults::SEGMENT_GC_INTERVAL_MS;
@@ -38,6 +38,8 @@ pub const RESUBSCRIBE_DELAY: Millis = 100;
 const MAX_ROUNDS_PER_READ: u32 = 32;
 /// The first ledger id handed out (ids are global, like BookKeeper's).
 const FIRST_LEDGER_ID: i64 = 10;
+/// Capacity reserved up front is for at most this many messages.
+const RESERVE_AT_MOST: u64 = 2_000_000;
 
 /// One entry sent to a consumer, on the wire.
 #[derive(Clone, Copy, Debug)]
@@ -171,24 +173,6 @@ enum Action {
     },
 }
 
-/// Interns message keys: a key repeated a million times is stored once. Lookup only, so its
-/// hash order never decides anything.
-#[derive(Clone, Debug, Default)]
-struct KeyInterner {
-    keys: HashMap<Box<str>, Name, BuildHasherDefault<DefaultHasher>>,
-}
-
-impl KeyInterner {
-    fn intern(&mut self, key: String) -> Name {
-        if let Some(k) = self.keys.get(key.as_str()) {
-            return k.clone();
-        }
-        let name: Name = Arc::from(key.as_str());
-        self.keys.insert(key.into_boxed_str(), name.clone());
-        name
-    }
-}
-
 /// The whole simulation state: a plain value, cloneable as a checkpoint.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -216,7 +200,6 @@ pub struct World {
     next_consumer_id: u64,
     handler_cause: Option<EventId>,
     last_emitted: Option<EventId>,
-    keys: KeyInterner,
     /// Keep per-message provenance. Benchmarks may turn this off.
     pub trace_messages: bool,
 }
@@ -249,9 +232,16 @@ impl World {
             next_consumer_id: 0,
             handler_cause: None,
             last_emitted: None,
-            keys: KeyInterner::default(),
             trace_messages: true,
         };
+        // Room for the messages the scenario announces (bounded: a run may stop early).
+        let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum();
+        let expected = announced.min(RESERVE_AT_MOST) as usize;
+        w.messages.reserve(expected);
+        w.fates.reserve(expected);
+        // Stored, received, acked: about three provenance links per message.
+        w.msg_events.reserve(3 * expected);
+        w.log.reserve(2 * expected);
         for t in &scenario.topics {
             w.create_topic(t);
         }
@@ -369,7 +359,7 @@ impl World {
             name: name(&spec.name),
             spec: Arc::new(spec.clone()),
             topic,
-            sends: spec.sends.iter().cloned().map(Arc::new).collect(),
+            scripts: spec.sends.iter().cloned().map(Script::new).collect(),
             router,
             segment_router,
             containers: BTreeMap::new(),

@@ -9,23 +9,23 @@ use crate::sim::model::Fate;
 use crate::sim::pulsar::events::{Event, Name};
 use crate::sim::pulsar::hash::make_hash;
 use crate::sim::pulsar::key_shared::NONE_KEY;
-use crate::sim::pulsar::scenario::{expand, BatcherKind};
+use crate::sim::pulsar::scenario::BatcherKind;
 
 impl World {
     /// Sends every message of script `send` due now, then schedules the next due time.
     pub(super) fn handle_produce_tick(&mut self, producer: u32, send: u32, first: u32) {
-        let Some(script) = self.producers[producer as usize].sends.get(send as usize).cloned() else { return };
-        let body: Name = Arc::from(script.body.as_str());
+        let Some(spec) = self.producers[producer as usize].scripts.get(send as usize).map(|s| s.spec.clone()) else { return };
         // Unbatched messages of one instant travel together, one entry each.
         let mut unbatched: Vec<(u32, Vec<Outgoing>)> = Vec::new();
         let mut i = first;
-        while i < script.count && script.time_of(i) <= self.now {
-            let key = script.key.as_ref().map(|k| self.keys.intern(expand(k, i)));
-            let ordering_key = script.ordering_key.as_ref().map(|k| self.keys.intern(expand(k, i)));
+        while i < spec.count && spec.time_of(i) <= self.now {
+            let script = &mut self.producers[producer as usize].scripts[send as usize];
+            let key = script.key.as_mut().map(|k| k.key(i));
+            let ordering_key = script.ordering_key.as_mut().map(|k| k.key(i));
             let out = Outgoing {
                 key,
                 ordering_key,
-                body: super::Body { template: body.clone(), index: i },
+                body: super::Body { template: script.body.clone(), index: i },
                 producer,
                 born_at: self.now,
                 copy: None,
@@ -47,8 +47,8 @@ impl World {
         for (partition, messages) in unbatched {
             self.schedule(latency, Action::PublishArrive { producer, partition, batched: false, messages });
         }
-        if i < script.count {
-            let delay = script.time_of(i).saturating_sub(self.now);
+        if i < spec.count {
+            let delay = spec.time_of(i).saturating_sub(self.now);
             self.schedule(delay, Action::ProduceTick { producer, send, i });
         }
     }

@@ -13,7 +13,7 @@ use crate::sim::pulsar::key_shared::{HoldReason, KeySharedDispatcher};
 use crate::sim::pulsar::message_id::MessageId;
 use crate::sim::pulsar::routing::PartitionRouter;
 use crate::sim::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter, SubscriptionCoordinator};
-use crate::sim::pulsar::scenario::{AckSpec, ConsumerSpec, ProducerSpec, SendSpec};
+use crate::sim::pulsar::scenario::{AckSpec, ConsumerSpec, ProducerSpec, SendSpec, Template};
 use crate::sim::pulsar::shared_subscription::SharedSubscription;
 use crate::sim::pulsar::subscription::{KeySharedPolicy, SubscriptionType};
 
@@ -216,12 +216,65 @@ pub struct BatchContainer {
     pub generation: u64,
 }
 
+/// Keys rendered from a template; a template that repeats (`k-{i%8}`) renders each key once.
+#[derive(Clone, Debug)]
+pub struct KeyTemplate {
+    template: Template,
+    /// One slot per message index modulo the period, when the template repeats.
+    cache: Vec<Option<Name>>,
+}
+
+/// Templates repeating more slowly than this are rendered per message.
+const KEY_CACHE_AT_MOST: u32 = 1 << 20;
+
+impl KeyTemplate {
+    pub fn new(text: &str) -> KeyTemplate {
+        let template = Template::new(text);
+        let period = template.period(KEY_CACHE_AT_MOST).unwrap_or(0);
+        KeyTemplate { template, cache: vec![None; period as usize] }
+    }
+
+    pub fn key(&mut self, i: u32) -> Name {
+        let render = |t: &Template| {
+            let mut s = String::new();
+            t.render_into(i, &mut s);
+            Name::from(s.as_str())
+        };
+        if self.cache.is_empty() {
+            return render(&self.template);
+        }
+        let slot = (i as usize) % self.cache.len();
+        self.cache[slot].get_or_insert_with(|| render(&self.template)).clone()
+    }
+}
+
+/// A send script with its templates parsed once.
+#[derive(Clone, Debug)]
+pub struct Script {
+    pub spec: Arc<SendSpec>,
+    pub key: Option<KeyTemplate>,
+    pub ordering_key: Option<KeyTemplate>,
+    pub body: Name,
+}
+
+impl Script {
+    pub fn new(spec: SendSpec) -> Script {
+        Script {
+            key: spec.key.as_deref().map(KeyTemplate::new),
+            ordering_key: spec.ordering_key.as_deref().map(KeyTemplate::new),
+            body: Arc::from(spec.body.as_str()),
+            spec: Arc::new(spec),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Producer {
     pub name: Name,
     pub spec: Arc<ProducerSpec>,
     pub topic: u32,
-    pub sends: Vec<Arc<SendSpec>>,
+    /// The scenario's send scripts, then any added by `produce` commands.
+    pub scripts: Vec<Script>,
     pub router: Option<PartitionRouter>,
     pub segment_router: Option<SegmentRouter>,
     /// Per partition.

@@ -23,21 +23,6 @@ use crate::sim::pulsar::shared_dispatch::{SharedConsumer, SharedDispatchLimits};
 use crate::sim::pulsar::shared_subscription::SharedSubscription;
 use crate::sim::pulsar::subscription::{self, Connecting, ExistingDispatcher, KeySharedMode, KeySharedPolicy, SubscriptionType};
 
-/// At most this many hash ranges are spelled out per consumer in logs and history.
-const RANGES_SHOWN: usize = 8;
-
-/// `[a-b], [c-d]` (or a count when there are many).
-pub fn ranges_text(ranges: &[(u32, u32)]) -> String {
-    let covered: u64 = ranges.iter().map(|&(s, e)| u64::from(e - s) + 1).sum();
-    if ranges.is_empty() {
-        return "none".to_string();
-    }
-    if ranges.len() > RANGES_SHOWN {
-        return format!("{} ranges covering {covered} hashes", ranges.len());
-    }
-    ranges.iter().map(|(s, e)| format!("[{s}-{e}]")).collect::<Vec<_>>().join(", ")
-}
-
 impl World {
     /// (Re)starts a consumer: one v4 consumer per partition, per segment (QUEUE), or a
     /// registration with the coordinator (STREAM).
@@ -364,16 +349,16 @@ impl World {
                 Ok(Box::new(|_| {}))
             }
             Some(Dispatcher::KeyShared(ks)) => {
-                let before = ks.selector.ranges_by_consumer();
+                let before = ks.selector.assignments();
                 let ranges = spec.key_shared().filter(|k| k.mode == KeySharedMode::Sticky).map(|k| k.ranges.clone());
                 // Classic (4.0, PIP-282): a newcomer is limited to entries before the last sent one.
                 let since_first_unacked = (sub.cursor.read_position() - sub.cursor.mark_delete() - 1).max(0) as u64;
                 let join = JoinContext::from_last_sent_position(sub.last_sent, since_first_unacked);
                 let draining_before = ks.draining.len();
                 ks.add_consumer(consumer_id, name, ranges.as_deref(), 0, join).map_err(|e| e.to_string())?;
-                let after = ks.selector.ranges_by_consumer();
+                let changes = super::ranges::changed(&before, &ks.selector.assignments());
                 let newly_draining = ks.draining.len().saturating_sub(draining_before);
-                Ok(Box::new(move |w: &mut World| w.report_range_changes(partition, s, &before, &after, newly_draining)))
+                Ok(Box::new(move |w: &mut World| w.report_range_changes(partition, s, changes, newly_draining)))
             }
             None => Err("no dispatcher".into()),
         }
@@ -384,8 +369,7 @@ impl World {
         &mut self,
         partition: u32,
         s: u32,
-        before: &BTreeMap<u64, Vec<(u32, u32)>>,
-        after: &BTreeMap<u64, Vec<(u32, u32)>>,
+        changes: Vec<(u64, super::ranges::RangeSummary)>,
         newly_draining: usize,
     ) {
         let (topic, sub_name, group) = {
@@ -393,16 +377,9 @@ impl World {
             let sub = &p.subscriptions[s as usize];
             (p.name.clone(), sub.name.clone(), sub.group)
         };
-        let mut ids: Vec<u64> = before.keys().chain(after.keys()).copied().collect();
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids {
-            let (b, a) = (before.get(&id), after.get(&id));
-            if b == a {
-                continue;
-            }
+        for (id, summary) in changes {
             let Some(consumer) = self.member_consumer_name(partition, s, id) else { continue };
-            let ranges = ranges_text(a.map_or(&[][..], Vec::as_slice));
+            let ranges = summary.text();
             self.emit(Event::HashRangesChanged {
                 topic: topic.clone(),
                 subscription: sub_name.clone(),
@@ -558,11 +535,11 @@ impl World {
             Some(Dispatcher::Single(d)) => single_effects = Some(d.remove(consumer_id)),
             Some(Dispatcher::Shared(sh)) => returned = Some(sh.remove_consumer(consumer_id)),
             Some(Dispatcher::KeyShared(ks)) => {
-                let before = ks.selector.ranges_by_consumer();
+                let before = ks.selector.assignments();
                 let draining_before = ks.draining.len();
                 returned = Some(ks.remove_consumer(consumer_id));
                 let newly = ks.draining.len().saturating_sub(draining_before);
-                ranges = Some((before, ks.selector.ranges_by_consumer(), newly));
+                ranges = Some((super::ranges::changed(&before, &ks.selector.assignments()), newly));
             }
             None => {}
         }
@@ -580,8 +557,8 @@ impl World {
         for p in returned.unwrap_or_default() {
             self.index_entry(partition, p, event);
         }
-        if let Some((before, after, newly)) = ranges {
-            self.report_range_changes(partition, s, &before, &after, newly);
+        if let Some((changes, newly)) = ranges {
+            self.report_range_changes(partition, s, changes, newly);
         }
         if let Some(effects) = single_effects {
             self.apply_single_effects(partition, s, effects);
