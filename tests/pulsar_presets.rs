@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use mqviz::sim::model::run_pulsar;
 use mqviz::sim::presets::by_file;
 use mqviz::sim::pulsar::events::Event;
+use mqviz::sim::pulsar::key_shared::HoldReason;
 use mqviz::sim::pulsar::world::World;
 
 fn run(file: &str) -> World {
@@ -18,7 +19,9 @@ fn assignments(w: &World, consumer: &str) -> Vec<(u64, u32, Vec<u64>)> {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::AssignmentSent { consumer: c, segments, .. } if &**c == consumer => Some((e.at, e.id.0, segments.clone())),
+            Event::AssignmentSent { consumer: c, segments, .. } if &*w.consumers[*c as usize].name == consumer => {
+                Some((e.at, e.id.0, segments.to_vec()))
+            }
             _ => None,
         })
         .collect()
@@ -30,7 +33,7 @@ fn receipts(w: &World) -> Vec<(u64, String, u32)> {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::Received { consumer, msg, .. } => Some((e.at, consumer.to_string(), *msg)),
+            Event::Received { consumer, msg, .. } => Some((e.at, w.consumers[*consumer as usize].name.to_string(), *msg)),
             _ => None,
         })
         .collect()
@@ -49,7 +52,7 @@ fn gap_issues(w: &World) -> Vec<(&'static str, String)> {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::UpstreamGap { issue, text } => Some((*issue, text.clone())),
+            Event::UpstreamGap { issue, text } => Some((*issue, text.to_string())),
             _ => None,
         })
         .collect()
@@ -114,9 +117,10 @@ fn drained_sealed_segment_is_not_redelivered() {
     let b = assignments(&w, "consumer-B");
     assert_eq!(b.last().map(|x| x.2.clone()), Some(vec![0]));
     assert_eq!(assignments(&w, "consumer-A").last().map(|x| x.2.clone()), Some(vec![1, 2]));
-    let reached = w.log.entries().iter().any(
-        |e| matches!(&e.kind, Event::ReachedEndOfTopic { consumer, topic } if &**consumer == "consumer-B" && topic.ends_with("-0")),
-    );
+    let reached = w.log.entries().iter().any(|e| {
+        matches!(&e.kind, Event::ReachedEndOfTopic { consumer, partition }
+            if &*w.consumers[*consumer as usize].name == "consumer-B" && w.partitions[*partition as usize].name.ends_with("-0"))
+    });
     assert!(reached, "B hears TopicTerminated on segment 0");
     assert!(w.log.entries().iter().any(|e| matches!(&e.kind, Event::EraNote { text } if text.contains("#26433"))));
     assert!(gap_issues(&w).iter().any(|(_, t)| t.contains("consumer-B is assigned only drained sealed segments")));
@@ -162,7 +166,7 @@ fn key_shared_join_keeps_per_key_order() {
     assert!(!consumer(&w, "consumer-4").received.is_empty(), "the joiner gets keys");
     let moved: Vec<&String> = owner_changes.iter().filter(|(_, o)| o.len() > 1).map(|(k, _)| k).collect();
     assert!(!moved.is_empty(), "some key moved to consumer-4");
-    let draining = w.log.entries().iter().any(|e| matches!(&e.kind, Event::Held { reason, .. } if reason.starts_with("PIP-379")));
+    let draining = w.log.entries().iter().any(|e| matches!(&e.kind, Event::Held { reason: HoldReason::Draining, .. }));
     assert!(draining, "a moved key was held until its previous owner acked");
     assert!(w.log.entries().iter().any(|e| matches!(e.kind, Event::DrainingHashes { .. })));
 }
@@ -184,7 +188,9 @@ fn failover_switch_rewinds_to_the_new_active_consumer() {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::ActiveSwitched { active, .. } if &**active == "consumer-b" && e.at > 5_000 => Some(e.at),
+            Event::ActiveSwitched { active, .. } if &*w.consumers[*active as usize].name == "consumer-b" && e.at > 5_000 => {
+                Some(e.at)
+            }
             _ => None,
         })
         .collect();

@@ -1,11 +1,15 @@
-//! The typed event log of the Pulsar model. Each variant renders as one stable line; the rendering
-//! is what the determinism digest hashes. Upstream gaps and era-specific behaviour are events of
-//! their own, so the log (and the report, which cites their ids) says where they happened.
+//! The typed event log of the Pulsar model. Events are small: they name consumers, partitions,
+//! subscriptions and messages by their index in the world (which only ever grows), and
+//! `render::event_text` turns them into the stable one-line text that the log shows and the
+//! determinism digest hashes. Upstream gaps and era-specific behaviour are events of their own,
+//! so the log (and the report, which cites their ids) says where they happened.
 
 use std::fmt;
 use std::sync::Arc;
 
-use super::message_id::MessageId;
+use super::cursor::InitialPosition;
+use super::key_shared::HoldReason;
+use super::subscription::SubscriptionType;
 
 pub type Name = Arc<str>;
 pub type MsgId = u32;
@@ -32,69 +36,63 @@ impl RedeliveryReason {
     }
 }
 
-#[derive(Clone, Debug)]
+/// One log entry. `consumer`, `producer`, `partition`, `topic` and `group` are indices into the
+/// world's tables; `sub` is a subscription's index on its partition; positions are entry ids.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A scenario or user command took effect.
     Command {
-        text: String,
+        text: Box<str>,
     },
     ConsumerStarted {
-        consumer: Name,
-        topic: Name,
-        subscription: Name,
+        consumer: u32,
     },
     /// The broker added the consumer to the subscription's dispatcher.
     Subscribed {
-        consumer: Name,
-        topic: Name,
-        subscription: Name,
-        sub_type: &'static str,
+        consumer: u32,
+        partition: u32,
+        sub: u32,
+        sub_type: SubscriptionType,
         consumer_id: u64,
     },
     SubscribeFailed {
-        consumer: Name,
-        topic: Name,
-        subscription: Name,
-        reason: String,
+        consumer: u32,
+        partition: u32,
+        reason: Box<str>,
     },
     ConsumerClosed {
-        consumer: Name,
+        consumer: u32,
         crashed: bool,
         unsent_acks: u32,
     },
-    /// The broker removed a consumer; its pending messages went back for redelivery.
-    /// `returned`: pending entries put back for redelivery (Shared, Key_Shared; `None` on
-    /// Exclusive/Failover, where the next active consumer rewinds instead).
+    /// The broker removed a consumer. `returned`: pending entries put back for redelivery
+    /// (Shared, Key_Shared; `None` on Exclusive/Failover, where the next active consumer rewinds).
     ConsumerRemoved {
-        consumer: Name,
-        topic: Name,
-        subscription: Name,
+        consumer: u32,
+        partition: u32,
+        sub: u32,
         consumer_id: u64,
         returned: Option<u32>,
     },
     CursorCreated {
-        topic: Name,
-        subscription: Name,
-        initial: &'static str,
-        mark_delete: MessageId,
+        partition: u32,
+        sub: u32,
+        initial: InitialPosition,
+        mark_delete: i64,
         backlog: u64,
     },
     MessageStored {
         msg: MsgId,
-        topic: Name,
-        id: MessageId,
-        key: Option<Name>,
-        producer: Name,
     },
     /// The topic was terminated (a sealed segment): the producer re-routes.
     PublishRejected {
-        producer: Name,
-        topic: Name,
+        producer: u32,
+        partition: u32,
         messages: u32,
     },
     Dispatched {
-        topic: Name,
-        subscription: Name,
+        partition: u32,
+        sub: u32,
         entries: u32,
         consumers: u32,
         replay: bool,
@@ -102,347 +100,200 @@ pub enum Event {
     /// An entry was held back by the dispatcher (logged when its reason changes).
     Held {
         msg: MsgId,
-        topic: Name,
-        subscription: Name,
-        id: MessageId,
-        reason: &'static str,
+        sub: u32,
+        reason: HoldReason,
     },
     Received {
-        consumer: Name,
+        consumer: u32,
         msg: MsgId,
-        id: MessageId,
         redelivery_count: u32,
     },
     Nacked {
-        consumer: Name,
+        consumer: u32,
         msg: MsgId,
-        id: MessageId,
     },
     AcksApplied {
-        consumer: Name,
-        topic: Name,
-        subscription: Name,
+        consumer: u32,
+        partition: u32,
+        sub: u32,
         acked: u32,
         cumulative: bool,
-        mark_delete: MessageId,
         moved: bool,
+        mark_delete: i64,
         backlog: u64,
     },
     Flow {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: u32,
         permits: u32,
     },
     ConsumerBlocked {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: u32,
         unacked: u32,
         limit: u32,
     },
     ConsumerUnblocked {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: u32,
         unacked: u32,
     },
     SubscriptionBlocked {
-        topic: Name,
-        subscription: Name,
+        partition: u32,
+        sub: u32,
         unacked: u32,
     },
-    /// The Failover/Exclusive pick chose a new active consumer; reading resumes after `delay_ms`.
-    /// `delay_ms` is `None` when a switch was already pending: it completes with this consumer.
+    /// The Failover/Exclusive pick chose a new active consumer; reading resumes after `delay_ms`
+    /// (`None` when a switch was already pending: it completes with this consumer).
     ActiveConsumerPicked {
-        topic: Name,
-        subscription: Name,
-        active: Name,
+        partition: u32,
+        sub: u32,
+        active: u32,
         delay_ms: Option<u64>,
     },
     /// `ActiveConsumerChange` to a newcomer: it is not the active one.
     ActiveConsumerNotice {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
-        active: Name,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
+        active: u32,
     },
     /// The switch completed: the cursor was rewound to markDelete+1 for the new active consumer.
     ActiveSwitched {
-        topic: Name,
-        subscription: Name,
-        active: Name,
-        rewound_to: MessageId,
+        partition: u32,
+        sub: u32,
+        active: u32,
+        rewound_to: i64,
         redelivered: u32,
     },
     Rewound {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
-        rewound_to: MessageId,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
+        rewound_to: i64,
         redelivered: u32,
     },
+    /// `partition` is `None` for a request over the whole topic (redeliver-all).
     RedeliveryRequested {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: Option<u32>,
         messages: Option<u32>,
         reason: RedeliveryReason,
     },
     ReturnedToReplay {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
         entries: u32,
         reason: RedeliveryReason,
     },
     AckTimedOut {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: u32,
         entries: u32,
     },
     DeadLettered {
-        consumer: Name,
+        consumer: u32,
         msg: MsgId,
-        id: MessageId,
-        dead_letter_topic: Name,
+        dead_letter_partition: u32,
         deliveries: u32,
     },
     Reconsumed {
-        consumer: Name,
+        consumer: u32,
         msg: MsgId,
-        retry_topic: Name,
+        retry_partition: u32,
         reconsume_times: u32,
         delay_ms: u64,
     },
     ReachedEndOfTopic {
-        consumer: Name,
-        topic: Name,
+        consumer: u32,
+        partition: u32,
     },
     HashRangesChanged {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
-        ranges: String,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
+        ranges: Box<str>,
     },
     DrainingHashes {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
         hashes: u32,
     },
     HashUnblocked {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        partition: u32,
+        sub: u32,
+        consumer: u32,
     },
     SegmentTopicCreated {
-        topic: Name,
+        topic: u32,
         segment: u64,
-        segment_topic: Name,
+        partition: u32,
         cursors_at_earliest: u32,
     },
     SegmentTerminated {
-        topic: Name,
+        topic: u32,
         segment: u64,
-        last: MessageId,
+        partition: u32,
     },
+    /// `change` reads like `split 0`; the active segments after it are part of the line.
     LayoutUpdated {
-        topic: Name,
+        topic: u32,
         epoch: u64,
-        change: String,
-        active: String,
+        change_and_active: Box<str>,
     },
     SegmentTopicDeleted {
-        topic: Name,
+        topic: u32,
         segment: u64,
     },
     SessionRegistered {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        group: u32,
+        consumer: u32,
         fresh: bool,
     },
     SessionDisconnected {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        group: u32,
+        consumer: u32,
         grace_until: u64,
     },
     SessionEvicted {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        group: u32,
+        consumer: u32,
     },
     DrainCheckerInstalled {
-        topic: Name,
-        subscription: Name,
+        group: u32,
     },
     AssignmentSent {
-        topic: Name,
-        subscription: Name,
-        consumer: Name,
+        group: u32,
+        consumer: u32,
         epoch: u64,
-        segments: Vec<u64>,
+        segments: Box<[u64]>,
     },
     DrainPollScheduled {
-        topic: Name,
-        subscription: Name,
+        group: u32,
         at: u64,
     },
     DrainPolled {
-        topic: Name,
-        subscription: Name,
-        backlogs: String,
-        drained: Vec<u64>,
+        group: u32,
+        backlogs: Box<str>,
+        drained: Box<[u64]>,
     },
     /// Behaviour that upstream reported as a gap (apache/pulsar#26274, #26434), reproduced as is.
     UpstreamGap {
         issue: &'static str,
-        text: String,
+        text: Box<str>,
     },
     /// Behaviour of a specific upstream era, reproduced as is (e.g. a close before PR #26433).
     EraNote {
-        text: String,
+        text: Box<str>,
     },
 }
 
-fn opt_key(k: &Option<Name>) -> &str {
-    k.as_deref().unwrap_or("-")
-}
-
+/// Without the world an event can only show its indices; `render::event_text` names things.
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Event::*;
-        match self {
-            Command { text } => write!(f, "command {text}"),
-            ConsumerStarted { consumer, topic, subscription } => write!(f, "consumer {consumer} started on {topic} / {subscription}"),
-            Subscribed { consumer, topic, subscription, sub_type, consumer_id } => {
-                write!(f, "{consumer} subscribed {topic} / {subscription} ({sub_type}, consumerId {consumer_id})")
-            }
-            SubscribeFailed { consumer, topic, subscription, reason } => {
-                write!(f, "{consumer} could not subscribe {topic} / {subscription}: {reason}")
-            }
-            ConsumerClosed { consumer, crashed, unsent_acks } => {
-                if *crashed {
-                    write!(f, "consumer {consumer} crashed ({unsent_acks} grouped acks never sent)")
-                } else {
-                    write!(f, "consumer {consumer} closed (grouped acks flushed: {unsent_acks})")
-                }
-            }
-            ConsumerRemoved { consumer, topic, subscription, consumer_id, returned } => match returned {
-                Some(n) => write!(
-                    f,
-                    "broker removed {consumer} (consumerId {consumer_id}) from {topic} / {subscription}; {n} pending entries back for redelivery"
-                ),
-                None => write!(f, "broker removed {consumer} (consumerId {consumer_id}) from {topic} / {subscription}"),
-            },
-            CursorCreated { topic, subscription, initial, mark_delete, backlog } => {
-                write!(f, "cursor {topic} / {subscription} created at {initial}: markDelete {mark_delete}, backlog {backlog}")
-            }
-            MessageStored { msg, topic, id, key, producer } => {
-                write!(f, "stored m{msg} {id} key={} on {topic} from {producer}", opt_key(key))
-            }
-            PublishRejected { producer, topic, messages } => {
-                write!(f, "{topic} is terminated: {messages} messages from {producer} rejected (TopicTerminated), re-routing")
-            }
-            Dispatched { topic, subscription, entries, consumers, replay } => write!(
-                f,
-                "dispatched {entries} entries of {topic} / {subscription} to {consumers} consumers{}",
-                if *replay { " (replay)" } else { "" }
-            ),
-            Held { msg, topic, subscription, id, reason } => write!(f, "held m{msg} {id} of {topic} / {subscription}: {reason}"),
-            Received { consumer, msg, id, redelivery_count } => {
-                write!(f, "{consumer} received m{msg} {id} (redeliveryCount {redelivery_count})")
-            }
-            Nacked { consumer, msg, id } => write!(f, "{consumer} negatively acked m{msg} {id}"),
-            AcksApplied { consumer, topic, subscription, acked, cumulative, mark_delete, moved, backlog } => write!(
-                f,
-                "{} ack of {acked} from {consumer} on {topic} / {subscription}: markDelete {mark_delete}{}, backlog {backlog}",
-                if *cumulative { "cumulative" } else { "individual" },
-                if *moved { " (moved)" } else { "" }
-            ),
-            Flow { consumer, topic, permits } => write!(f, "FLOW {permits} from {consumer} on {topic}"),
-            ConsumerBlocked { consumer, topic, unacked, limit } => {
-                write!(f, "{consumer} blocked on {topic}: {unacked} unacked (limit {limit})")
-            }
-            ConsumerUnblocked { consumer, topic, unacked } => write!(f, "{consumer} unblocked on {topic}: {unacked} unacked"),
-            SubscriptionBlocked { topic, subscription, unacked } => {
-                write!(f, "{topic} / {subscription} blocked: {unacked} unacked messages in the subscription")
-            }
-            ActiveConsumerPicked { topic, subscription, active, delay_ms } => match delay_ms {
-                Some(ms) => write!(f, "{topic} / {subscription}: active consumer is now {active}; reading resumes in {ms} ms"),
-                None => write!(f, "{topic} / {subscription}: active consumer is now {active}, when the pending switch completes"),
-            },
-            ActiveConsumerNotice { topic, subscription, consumer, active } => {
-                write!(f, "{topic} / {subscription}: ActiveConsumerChange to {consumer} (inactive; active is {active})")
-            }
-            ActiveSwitched { topic, subscription, active, rewound_to, redelivered } => write!(
-                f,
-                "{topic} / {subscription}: {active} active, cursor rewound to {rewound_to} ({redelivered} unacked entries will be read again)"
-            ),
-            Rewound { topic, subscription, consumer, rewound_to, redelivered } => write!(
-                f,
-                "{topic} / {subscription}: rewound to {rewound_to} for {consumer} ({redelivered} unacked entries will be read again)"
-            ),
-            RedeliveryRequested { consumer, topic, messages, reason } => match messages {
-                Some(n) => write!(f, "{consumer} asks redelivery of {n} entries on {topic} ({})", reason.name()),
-                None => write!(f, "{consumer} asks redelivery of all unacked messages on {topic} ({})", reason.name()),
-            },
-            ReturnedToReplay { topic, subscription, consumer, entries, reason } => write!(
-                f,
-                "{topic} / {subscription}: {entries} entries of {consumer} back in the replay set ({})",
-                reason.name()
-            ),
-            AckTimedOut { consumer, topic, entries } => write!(f, "{consumer}: ack timeout of {entries} entries on {topic}"),
-            DeadLettered { consumer, msg, id, dead_letter_topic, deliveries } => write!(
-                f,
-                "{consumer} sent m{msg} {id} to {dead_letter_topic} after {deliveries} deliveries, and acked the original"
-            ),
-            Reconsumed { consumer, msg, retry_topic, reconsume_times, delay_ms } => write!(
-                f,
-                "{consumer} reconsumeLater m{msg}: copy to {retry_topic} (RECONSUMETIMES {reconsume_times}, delay {delay_ms} ms)"
-            ),
-            ReachedEndOfTopic { consumer, topic } => write!(f, "{consumer} reached the end of terminated {topic}"),
-            HashRangesChanged { topic, subscription, consumer, ranges } => {
-                write!(f, "{topic} / {subscription}: {consumer} now owns hashes {ranges}")
-            }
-            DrainingHashes { topic, subscription, consumer, hashes } => write!(
-                f,
-                "{topic} / {subscription}: {hashes} moved hashes draining at {consumer} (their new owners wait for its acks)"
-            ),
-            HashUnblocked { topic, subscription, consumer } => {
-                write!(f, "{topic} / {subscription}: {consumer} acked the last pending message of a draining hash")
-            }
-            SegmentTopicCreated { topic, segment, segment_topic, cursors_at_earliest } => write!(
-                f,
-                "{topic}: segment {segment} created as {segment_topic} ({cursors_at_earliest} subscription cursors at Earliest)"
-            ),
-            SegmentTerminated { topic, segment, last } => write!(f, "{topic}: segment {segment} terminated at {last}"),
-            LayoutUpdated { topic, epoch, change, active } => {
-                write!(f, "{topic}: layout epoch {epoch} ({change}); active segments {active}")
-            }
-            SegmentTopicDeleted { topic, segment } => write!(f, "{topic}: segment {segment} pruned and its topic deleted"),
-            SessionRegistered { topic, subscription, consumer, fresh } => write!(
-                f,
-                "{topic} / {subscription}: session {consumer} {}",
-                if *fresh { "registered" } else { "reconnected within grace" }
-            ),
-            SessionDisconnected { topic, subscription, consumer, grace_until } => {
-                write!(f, "{topic} / {subscription}: session {consumer} disconnected, evicted at {grace_until} unless it returns")
-            }
-            SessionEvicted { topic, subscription, consumer } => write!(f, "{topic} / {subscription}: session {consumer} evicted"),
-            DrainCheckerInstalled { topic, subscription } => {
-                write!(f, "{topic} / {subscription}: drain checker installed (parent-drain ordering on)")
-            }
-            AssignmentSent { topic, subscription, consumer, epoch, segments } => {
-                let ids: Vec<String> = segments.iter().map(u64::to_string).collect();
-                write!(f, "{topic} / {subscription}: assignment to {consumer} at epoch {epoch}: [{}]", ids.join(","))
-            }
-            DrainPollScheduled { topic, subscription, at } => write!(f, "{topic} / {subscription}: drain poll at {at}"),
-            DrainPolled { topic, subscription, backlogs, drained } => {
-                let ids: Vec<String> = drained.iter().map(u64::to_string).collect();
-                write!(f, "{topic} / {subscription}: drain poll, backlogs {backlogs}; newly drained [{}]", ids.join(","))
-            }
-            UpstreamGap { issue, text } => write!(f, "upstream gap {issue}: {text}"),
-            EraNote { text } => write!(f, "era: {text}"),
-        }
+        write!(f, "{self:?}")
     }
 }
 
@@ -483,12 +334,47 @@ impl Event {
     pub fn message(&self) -> Option<MsgId> {
         use Event::*;
         match self {
-            MessageStored { msg, .. }
+            MessageStored { msg }
             | Held { msg, .. }
             | Received { msg, .. }
             | Nacked { msg, .. }
             | DeadLettered { msg, .. }
             | Reconsumed { msg, .. } => Some(*msg),
+            _ => None,
+        }
+    }
+
+    /// The consumer (world index) an entry is about, if any.
+    pub fn consumer(&self) -> Option<u32> {
+        use Event::*;
+        match self {
+            ConsumerStarted { consumer }
+            | Subscribed { consumer, .. }
+            | SubscribeFailed { consumer, .. }
+            | ConsumerClosed { consumer, .. }
+            | ConsumerRemoved { consumer, .. }
+            | Received { consumer, .. }
+            | Nacked { consumer, .. }
+            | AcksApplied { consumer, .. }
+            | Flow { consumer, .. }
+            | ConsumerBlocked { consumer, .. }
+            | ConsumerUnblocked { consumer, .. }
+            | ActiveConsumerNotice { consumer, .. }
+            | Rewound { consumer, .. }
+            | RedeliveryRequested { consumer, .. }
+            | ReturnedToReplay { consumer, .. }
+            | AckTimedOut { consumer, .. }
+            | DeadLettered { consumer, .. }
+            | Reconsumed { consumer, .. }
+            | ReachedEndOfTopic { consumer, .. }
+            | HashRangesChanged { consumer, .. }
+            | DrainingHashes { consumer, .. }
+            | HashUnblocked { consumer, .. }
+            | SessionRegistered { consumer, .. }
+            | SessionDisconnected { consumer, .. }
+            | SessionEvicted { consumer, .. }
+            | AssignmentSent { consumer, .. } => Some(*consumer),
+            ActiveConsumerPicked { active, .. } | ActiveSwitched { active, .. } => Some(*active),
             _ => None,
         }
     }
@@ -511,18 +397,3 @@ pub const LOG_KINDS: &[&str] = &[
     "coordinator",
     "upstream",
 ];
-
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn sizes() {
-        eprintln!(
-            "Event {} LogEntry {} MessageId {} Message {} Outgoing {}",
-            std::mem::size_of::<super::Event>(),
-            std::mem::size_of::<crate::sim::engine::LogEntry<super::Event>>(),
-            std::mem::size_of::<super::MessageId>(),
-            std::mem::size_of::<crate::sim::pulsar::world::Message>(),
-            std::mem::size_of::<crate::sim::pulsar::world::Outgoing>()
-        );
-    }
-}

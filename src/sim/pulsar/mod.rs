@@ -17,7 +17,8 @@
 //! - `scenario`: the Pulsar section of a scenario (reader, cross-checks, writer back to JSON);
 //! - `world`: brokers, ledgers, dispatchers, cursors, clients and scalable-topic controllers on
 //!   one event queue, one file per concern;
-//! - `events`: the typed, causal event log (its stable rendering is what the digest hashes);
+//! - `events`: the typed, causal event log, small entries naming things by index;
+//! - `render`: each event as one stable line (what the log shows and the digest hashes);
 //! - `seam`: `impl Simulation` (command checks, the neutral View, Trace, cells, provenance);
 //! - `report`: the run report, warnings and the reasons traced through the log.
 
@@ -28,6 +29,7 @@ pub mod failover;
 pub mod hash;
 pub mod key_shared;
 pub mod message_id;
+pub mod render;
 pub mod replay;
 pub mod report;
 pub mod routing;

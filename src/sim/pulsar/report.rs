@@ -195,18 +195,29 @@ fn topics_json(w: &World) -> Vec<Value> {
 /// One line of a message's story: what happened and the event that says so.
 fn story_step(w: &World, e: EventId) -> Option<(String, u32)> {
     let entry = w.log.get(e)?;
+    let name = |c: u32| w.consumers.get(c as usize).map_or("?", |x| &x.name);
     let text = match &entry.kind {
-        Event::Nacked { consumer, .. } => format!("negatively acked by {consumer}"),
-        Event::ReturnedToReplay { consumer, reason, .. } => format!("back in the replay set from {consumer} ({})", reason.name()),
-        Event::ConsumerRemoved { consumer, .. } => format!("{consumer} left with it unacked; it went back for redelivery"),
-        Event::Rewound { consumer, .. } => format!("cursor rewound for {consumer} (redeliver-all on Exclusive/Failover)"),
-        Event::ActiveSwitched { active, .. } => format!("failover to {active}: cursor rewound to markDelete+1"),
-        Event::DeadLettered { consumer, dead_letter_topic, deliveries, .. } => {
-            format!("{consumer} sent it to {dead_letter_topic} after {deliveries} deliveries")
+        Event::Nacked { consumer, .. } => format!("negatively acked by {}", name(*consumer)),
+        Event::ReturnedToReplay { consumer, reason, .. } => {
+            format!("back in the replay set from {} ({})", name(*consumer), reason.name())
         }
-        Event::Reconsumed { consumer, retry_topic, reconsume_times, .. } => {
-            format!("{consumer} reconsumed it later via {retry_topic} (RECONSUMETIMES {reconsume_times})")
+        Event::ConsumerRemoved { consumer, .. } => {
+            format!("{} left with it unacked; it went back for redelivery", name(*consumer))
         }
+        Event::Rewound { consumer, .. } => {
+            format!("cursor rewound for {} (redeliver-all on Exclusive/Failover)", name(*consumer))
+        }
+        Event::ActiveSwitched { active, .. } => format!("failover to {}: cursor rewound to markDelete+1", name(*active)),
+        Event::DeadLettered { consumer, dead_letter_partition, deliveries, .. } => format!(
+            "{} sent it to {} after {deliveries} deliveries",
+            name(*consumer),
+            w.partitions[*dead_letter_partition as usize].name
+        ),
+        Event::Reconsumed { consumer, retry_partition, reconsume_times, .. } => format!(
+            "{} reconsumed it later via {} (RECONSUMETIMES {reconsume_times})",
+            name(*consumer),
+            w.partitions[*retry_partition as usize].name
+        ),
         _ => return None,
     };
     Some((text, e.0))
@@ -302,7 +313,8 @@ fn undelivered_reason(w: &World, t: u32, p: u32, s: usize, entry: i64) -> (Strin
     if let (Some(seg), Some(scalable)) = (part.segment, w.topics[t as usize].scalable.as_ref()) {
         if let (Some(c), Some(info)) = (scalable.coordinators.get(&sub.name), scalable.layout.segment(seg)) {
             if !is_assignable(info, &scalable.layout, c.drain_state()) {
-                let poll = last_event(w, |k| matches!(k, Event::DrainPolled { subscription, .. } if *subscription == sub.name));
+                let g = sub.group;
+                let poll = last_event(w, |k| matches!(k, Event::DrainPolled { group, .. } if *group == g));
                 return (
                     format!(
                         "segment {seg} is withheld from STREAM subscription {}: its parent(s) {:?} are not drained yet (parent-drain ordering, PR #25642); the consumer must ack the parent's backlog before the next drain poll releases the child",
@@ -337,7 +349,7 @@ fn undelivered_reason(w: &World, t: u32, p: u32, s: usize, entry: i64) -> (Strin
     if let Some(reason) = sub.held.get(&entry) {
         let held = last_event(
             w,
-            |k| matches!(k, Event::Held { id, subscription, .. } if id.entry_id == entry && *subscription == sub.name),
+            |k| matches!(k, Event::Held { msg, sub: held_sub, .. } if w.messages[*msg as usize].partition == p && w.messages[*msg as usize].entry == entry && *held_sub as usize == s),
         );
         return (format!("held by the Key_Shared dispatcher: {}", hold_reason_text(*reason)), held.into_iter().collect());
     }
@@ -519,7 +531,7 @@ pub fn report_json(w: &World) -> Value {
         "broker": "pulsar",
         "time": w.now,
         "events": w.log.len(),
-        "digest": format!("{:016x}", w.log.digest()),
+        "digest": format!("{:016x}", w.log_digest()),
         "consumers": consumers_json(w),
         "subscriptions": subscriptions_json(w),
         "topics": topics_json(w),

@@ -469,37 +469,31 @@ impl World {
         View { brokers, topics, producers, groups, consumers }
     }
 
-    fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>, partitions: &BTreeMap<&str, u32>) -> Option<Trace> {
-        let cix = |name: &str| consumers.get(name).copied();
+    fn trace_one(&self, kind: &Event) -> Option<Trace> {
         let pid = |m: MsgId| self.messages.get(m as usize).map_or(u32::MAX, |x| x.partition);
+        let known = |c: u32| ((c as usize) < self.consumers.len()).then_some(c);
         Some(match kind {
-            Event::MessageStored { msg, .. } => {
+            Event::MessageStored { msg } => {
                 let m = self.messages.get(*msg as usize)?;
                 let producer = (m.out.producer != super::world::NO_PRODUCER).then_some(m.out.producer);
                 Trace::Stored { msg: *msg, partition: m.partition, offset: m.entry as u64, producer }
             }
             Event::Received { consumer, msg, .. } => {
-                Trace::Delivered { msg: *msg, partition: pid(*msg), consumer: cix(consumer)? }
+                Trace::Delivered { msg: *msg, partition: pid(*msg), consumer: known(*consumer)? }
             }
             Event::DeadLettered { consumer, msg, .. } => {
-                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: cix(consumer), kind: DropKind::Other }
+                Trace::Dropped { msg: *msg, partition: pid(*msg), consumer: known(*consumer), kind: DropKind::Other }
             }
-            Event::AcksApplied { topic, subscription, mark_delete, moved: true, .. } => {
-                let p = *partitions.get(&**topic)?;
-                let part = &self.partitions[p as usize];
-                let s = part.subscription(subscription)?;
-                Trace::Committed {
-                    partition: p,
-                    group: part.subscriptions[s].group,
-                    offset: (mark_delete.entry_id + 1).max(0) as u64,
-                }
+            Event::AcksApplied { partition, sub, mark_delete, moved: true, .. } => {
+                let group = self.partitions.get(*partition as usize)?.subscriptions.get(*sub as usize)?.group;
+                Trace::Committed { partition: *partition, group, offset: (mark_delete + 1).max(0) as u64 }
             }
             Event::Subscribed { consumer, .. }
             | Event::ConsumerRemoved { consumer, .. }
             | Event::HashRangesChanged { consumer, .. }
-            | Event::AssignmentSent { consumer, .. } => Trace::Reassigned { consumer: cix(consumer)? },
+            | Event::AssignmentSent { consumer, .. } => Trace::Reassigned { consumer: known(*consumer)? },
             Event::ActiveSwitched { active, .. } | Event::ActiveConsumerPicked { active, .. } => {
-                Trace::Reassigned { consumer: cix(active)? }
+                Trace::Reassigned { consumer: known(*active)? }
             }
             _ => return None,
         })
@@ -578,7 +572,7 @@ impl Simulation for World {
         self.log.get(EventId(i as u32)).and_then(|e| e.cause).map(|c| c.0 as usize)
     }
     fn log_text(&self, i: usize) -> String {
-        self.log.get(EventId(i as u32)).map(|e| e.kind.to_string()).unwrap_or_default()
+        self.log.get(EventId(i as u32)).map(|e| self.event_text(&e.kind)).unwrap_or_default()
     }
     fn log_kind(&self, i: usize) -> &'static str {
         self.log.get(EventId(i as u32)).map_or("", |e| e.kind.kind())
@@ -587,19 +581,16 @@ impl Simulation for World {
         self.log.get(EventId(i as u32)).and_then(|e| e.kind.message())
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
-        let consumers: BTreeMap<&str, ConsumerIx> =
-            self.consumers.iter().enumerate().map(|(i, c)| (&*c.name, i as ConsumerIx)).collect();
-        let partitions: BTreeMap<&str, u32> = self.partitions.iter().enumerate().map(|(i, p)| (&*p.name, i as u32)).collect();
         let entries = self.log.entries();
         let to = to.min(entries.len());
         for (i, e) in entries.iter().enumerate().take(to).skip(from) {
-            if let Some(t) = self.trace_one(&e.kind, &consumers, &partitions) {
+            if let Some(t) = self.trace_one(&e.kind) {
                 out(i, t);
             }
         }
     }
     fn digest(&self) -> u64 {
-        self.log.digest()
+        self.log_digest()
     }
     fn view(&self) -> View {
         World::view(self)

@@ -22,9 +22,7 @@ impl World {
             Some(Dispatcher::KeyShared(ks)) => ks.add_permits(consumer_id, permits),
             None => return,
         }
-        let topic = part.name.clone();
-        let name = self.consumers[consumer as usize].name.clone();
-        self.emit(Event::Flow { consumer: name, topic, permits });
+        self.emit(Event::Flow { consumer, partition, permits });
         self.request_read(partition, s, 0);
     }
 
@@ -84,27 +82,25 @@ impl World {
                 ks.on_mark_delete(mark_delete);
             }
         }
-        let (topic, sub_name, backlog) = (part.name.clone(), sub.name.clone(), sub.cursor.backlog());
-        let mark_delete_id = part.position_id(mark_delete);
-        let name = self.consumers[consumer as usize].name.clone();
+        let backlog = sub.cursor.backlog();
         let event = self.emit(Event::AcksApplied {
-            consumer: name.clone(),
-            topic: topic.clone(),
-            subscription: sub_name.clone(),
+            consumer,
+            partition,
+            sub: s,
             acked: newly_acked.len() as u32,
             cumulative: cumulative.is_some(),
-            mark_delete: mark_delete_id,
             moved,
+            mark_delete,
             backlog,
         });
         for p in newly_acked {
             self.index_entry(partition, p, event);
         }
         if unblocked.consumer_unblocked {
-            self.emit(Event::ConsumerUnblocked { consumer: name.clone(), topic: topic.clone(), unacked: 0 });
+            self.emit(Event::ConsumerUnblocked { consumer, partition, unacked: 0 });
         }
         if hash_unblocked {
-            self.emit(Event::HashUnblocked { topic, subscription: sub_name, consumer: name });
+            self.emit(Event::HashUnblocked { partition, sub: s, consumer });
         }
         if unblocked.consumer_unblocked || unblocked.subscription_unblocked {
             self.request_read(partition, s, 0);
@@ -134,8 +130,7 @@ impl World {
             Some(Dispatcher::Single(d)) => {
                 // Only the active consumer's request rewinds, and not while a switch is pending.
                 if d.active == Some(consumer_id) && !d.ignores_flow_and_redeliver() {
-                    let name = self.consumers[consumer as usize].name.clone();
-                    self.rewind(partition, s, Some(name));
+                    self.rewind(partition, s, Some(consumer));
                 }
                 return;
             }
@@ -159,15 +154,7 @@ impl World {
         for &p in &returned {
             sub.redelivery.increment(p);
         }
-        let (topic, sub_name) = (part.name.clone(), sub.name.clone());
-        let name = self.consumers[consumer as usize].name.clone();
-        let event = self.emit(Event::ReturnedToReplay {
-            topic,
-            subscription: sub_name,
-            consumer: name,
-            entries: returned.len() as u32,
-            reason,
-        });
+        let event = self.emit(Event::ReturnedToReplay { partition, sub: s, consumer, entries: returned.len() as u32, reason });
         for p in returned {
             self.index_entry(partition, p, event);
         }
@@ -176,21 +163,19 @@ impl World {
 
     /// Rewinds a single-active subscription's cursor to markDelete+1: every unacked entry will
     /// be read again (individually acked ones are skipped).
-    pub(super) fn rewind(&mut self, partition: u32, s: u32, for_consumer: Option<crate::sim::pulsar::events::Name>) -> Vec<i64> {
+    pub(super) fn rewind(&mut self, partition: u32, s: u32, for_consumer: Option<u32>) -> Vec<i64> {
         let part = &mut self.partitions[partition as usize];
         let sub = &mut part.subscriptions[s as usize];
         let read_before = sub.cursor.read_position();
         let mark_delete = sub.cursor.mark_delete();
         sub.cursor.rewind();
         let again: Vec<i64> = (mark_delete + 1..read_before).filter(|&p| !sub.cursor.is_acked(p)).collect();
-        let (topic, sub_name) = (part.name.clone(), sub.name.clone());
-        let rewound_to = part.position_id(mark_delete + 1);
         if let Some(consumer) = for_consumer {
             let event = self.emit(Event::Rewound {
-                topic,
-                subscription: sub_name,
+                partition,
+                sub: s,
                 consumer,
-                rewound_to,
+                rewound_to: mark_delete + 1,
                 redelivered: again.len() as u32,
             });
             for &p in &again {

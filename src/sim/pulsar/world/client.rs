@@ -48,13 +48,9 @@ impl World {
             if entry.messages > 1 {
                 att.batch_left.insert(it.entry, entry.messages);
             }
-            let ledger = self.partitions[it.partition as usize].ledger_id;
-            let name = self.consumers[it.consumer as usize].name.clone();
             for k in 0..entry.messages {
                 let msg = entry.first_msg + k;
-                let batch_index = self.messages[msg as usize].batch_index;
-                let id = crate::sim::pulsar::message_id::MessageId { ledger_id: ledger, entry_id: it.entry, batch_index };
-                let event = self.emit(Event::Received { consumer: name.clone(), msg, id, redelivery_count: it.redelivery_count });
+                let event = self.emit(Event::Received { consumer: it.consumer, msg, redelivery_count: it.redelivery_count });
                 let con = &mut self.consumers[it.consumer as usize];
                 con.stats.received += 1;
                 con.received.push(ReceivedRecord { msg, redelivery_count: it.redelivery_count, at: self.now, event });
@@ -289,7 +285,7 @@ impl World {
             return;
         }
         att.reached_end = true;
-        let (consumer, topic) = (con.name.clone(), self.partitions[att.partition as usize].name.clone());
-        self.emit(Event::ReachedEndOfTopic { consumer, topic });
+        let partition = att.partition;
+        self.emit(Event::ReachedEndOfTopic { consumer: c, partition });
     }
 }

@@ -30,7 +30,7 @@ fn command_text(cmd: &scenario::Action) -> String {
 
 impl World {
     pub(super) fn handle_command_now(&mut self, cmd: scenario::Action) {
-        self.emit(Event::Command { text: command_text(&cmd) });
+        self.emit(Event::Command { text: command_text(&cmd).into_boxed_str() });
         use scenario::Action::*;
         match cmd {
             AddConsumer { consumer } => {

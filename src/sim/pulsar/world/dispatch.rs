@@ -297,10 +297,6 @@ impl World {
 
     /// Logs a round (sends, holds, blocks), schedules delayed entries and ships the sends.
     fn finish_round(&mut self, partition: u32, s: u32, round: Round) {
-        let (topic, sub_name) = {
-            let p = &self.partitions[partition as usize];
-            (p.name.clone(), p.subscriptions[s as usize].name.clone())
-        };
         for (p, reason) in round.held {
             // Running out of permits is ordinary flow control: not worth a line per entry.
             if reason == HoldReason::NoPermits {
@@ -316,14 +312,7 @@ impl World {
             }
             sub.held.insert(p, reason);
             let e = part.entries[p as usize];
-            let id = part.position_id(p);
-            let event = self.emit(Event::Held {
-                msg: e.first_msg,
-                topic: topic.clone(),
-                subscription: sub_name.clone(),
-                id,
-                reason: hold_reason_text(reason),
-            });
+            let event = self.emit(Event::Held { msg: e.first_msg, sub: s, reason });
             for m in e.first_msg + 1..e.first_msg + e.messages {
                 self.index_message(m, event);
             }
@@ -332,14 +321,14 @@ impl World {
             self.schedule(at.saturating_sub(self.now), Action::DelayedDue { partition, subscription: s, position: p });
         }
         for consumer_id in round.newly_blocked {
-            if let Some(consumer) = self.member_consumer_name(partition, s, consumer_id) {
+            if let Some(consumer) = self.member_consumer(partition, s, consumer_id) {
                 let limit = self.scenario.config.max_unacked_per_consumer;
-                self.emit(Event::ConsumerBlocked { consumer, topic: topic.clone(), unacked: limit, limit });
+                self.emit(Event::ConsumerBlocked { consumer, partition, unacked: limit, limit });
             }
         }
         if round.subscription_blocked {
             let unacked = self.scenario.config.max_unacked_per_subscription;
-            self.emit(Event::SubscriptionBlocked { topic: topic.clone(), subscription: sub_name.clone(), unacked });
+            self.emit(Event::SubscriptionBlocked { partition, sub: s, unacked });
         }
         if round.items.is_empty() {
             return;
@@ -354,8 +343,8 @@ impl World {
         consumers.sort_unstable();
         consumers.dedup();
         self.emit(Event::Dispatched {
-            topic,
-            subscription: sub_name,
+            partition,
+            sub: s,
             entries: round.items.len() as u32,
             consumers: consumers.len() as u32,
             replay: round.replay,

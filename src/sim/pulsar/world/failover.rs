@@ -12,14 +12,12 @@ impl World {
         for effect in effects {
             match effect {
                 SingleActiveEffect::TellNewcomer { consumer_id, active_consumer_id } => {
-                    let (Some(consumer), Some(active)) = (
-                        self.member_consumer_name(partition, s, consumer_id),
-                        self.member_consumer_name(partition, s, active_consumer_id),
-                    ) else {
+                    let (Some(consumer), Some(active)) =
+                        (self.member_consumer(partition, s, consumer_id), self.member_consumer(partition, s, active_consumer_id))
+                    else {
                         continue;
                     };
-                    let (topic, subscription) = self.names_of(partition, s);
-                    self.emit(Event::ActiveConsumerNotice { topic, subscription, consumer, active });
+                    self.emit(Event::ActiveConsumerNotice { partition, sub: s, consumer, active });
                 }
                 SingleActiveEffect::Switch(switch) => {
                     if self.announce_active(partition, s, Some(switch.delay_ms)) {
@@ -42,11 +40,12 @@ impl World {
         let sub = &self.partitions[partition as usize].subscriptions[s as usize];
         let Some(Dispatcher::Single(d)) = &sub.dispatcher else { return false };
         let Some(active_id) = d.active else { return false };
-        let Some(active) = self.member_consumer_name(partition, s, active_id) else { return false };
-        let (topic, subscription) = self.names_of(partition, s);
-        self.emit(Event::ActiveConsumerPicked { topic: topic.clone(), subscription, active: active.clone(), delay_ms });
+        let Some(active) = self.member_consumer(partition, s, active_id) else { return false };
+        self.emit(Event::ActiveConsumerPicked { partition, sub: s, active, delay_ms });
         let group = self.partitions[partition as usize].subscriptions[s as usize].group;
-        self.record_owner(group, format!("{topic} (active consumer)"), Some(active));
+        let what = format!("{} (active consumer)", self.partitions[partition as usize].name);
+        let name = self.consumers[active as usize].name.clone();
+        self.record_owner(group, what, Some(name));
         true
     }
 
@@ -66,26 +65,13 @@ impl World {
         let sub = &self.partitions[partition as usize].subscriptions[s as usize];
         let Some(Dispatcher::Single(d)) = &sub.dispatcher else { return };
         let Some(active_id) = d.active else { return };
-        let Some(active) = self.member_consumer_name(partition, s, active_id) else { return };
+        let Some(active) = self.member_consumer(partition, s, active_id) else { return };
         let again = self.rewind(partition, s, None);
-        let (topic, subscription) = self.names_of(partition, s);
-        let rewound_to = {
-            let p = &self.partitions[partition as usize];
-            p.position_id(p.subscriptions[s as usize].cursor.mark_delete() + 1)
-        };
-        let event = self.emit(Event::ActiveSwitched { topic, subscription, active, rewound_to, redelivered: again.len() as u32 });
+        let rewound_to = self.partitions[partition as usize].subscriptions[s as usize].cursor.mark_delete() + 1;
+        let event = self.emit(Event::ActiveSwitched { partition, sub: s, active, rewound_to, redelivered: again.len() as u32 });
         for p in again {
             self.index_entry(partition, p, event);
         }
         self.request_read(partition, s, 0);
-    }
-
-    pub(super) fn names_of(
-        &self,
-        partition: u32,
-        s: u32,
-    ) -> (crate::sim::pulsar::events::Name, crate::sim::pulsar::events::Name) {
-        let p = &self.partitions[partition as usize];
-        (p.name.clone(), p.subscriptions[s as usize].name.clone())
     }
 }

@@ -2,11 +2,9 @@
 //! containers, and the broker storing entries in a partition's ledger. A publish that reaches a
 //! terminated segment is rejected (`TopicTerminated`) and re-routed with the current layout.
 
-use std::sync::Arc;
-
 use super::{Action, Entry, Message, Outgoing, World, NO_PRODUCER};
 use crate::sim::model::Fate;
-use crate::sim::pulsar::events::{Event, Name};
+use crate::sim::pulsar::events::Event;
 use crate::sim::pulsar::hash::make_hash;
 use crate::sim::pulsar::key_shared::NONE_KEY;
 use crate::sim::pulsar::scenario::BatcherKind;
@@ -122,18 +120,16 @@ impl World {
             return;
         }
         if batched {
-            self.store_entry(partition, messages, true);
+            self.store_entry(partition, messages.into_iter(), true);
         } else {
             for m in messages {
-                self.store_entry(partition, vec![m], false);
+                self.store_entry(partition, std::iter::once(m), false);
             }
         }
     }
 
     fn reroute_rejected(&mut self, producer: u32, partition: u32, messages: Vec<Outgoing>) {
-        let topic = self.partitions[partition as usize].name.clone();
-        let who = self.producer_name(producer, messages.first());
-        self.emit(Event::PublishRejected { producer: who, topic, messages: messages.len() as u32 });
+        self.emit(Event::PublishRejected { producer, partition, messages: messages.len() as u32 });
         if producer == NO_PRODUCER || self.producers[producer as usize].segment_router.is_none() {
             return;
         }
@@ -157,17 +153,10 @@ impl World {
         }
     }
 
-    fn producer_name(&self, producer: u32, sample: Option<&Outgoing>) -> Name {
-        match self.producers.get(producer as usize) {
-            Some(p) => p.name.clone(),
-            None => sample.and_then(|m| m.copy.as_ref()).map_or_else(|| Arc::from("client"), |c| c.by.clone()),
-        }
-    }
-
     /// Appends one entry (a batch when `batched`) and wakes the partition's subscriptions.
-    pub(super) fn store_entry(&mut self, partition: u32, messages: Vec<Outgoing>, batched: bool) {
-        let Some(first) = messages.first() else { return };
-        let producer = self.producer_name(first.producer, Some(first));
+    pub(super) fn store_entry(&mut self, partition: u32, messages: impl ExactSizeIterator<Item = Outgoing>, batched: bool) {
+        let mut messages = messages.peekable();
+        let Some(first) = messages.peek() else { return };
         let key_bytes: &[u8] = match (&first.ordering_key, &first.key) {
             (Some(k), _) | (None, Some(k)) => k.as_bytes(),
             (None, None) => NONE_KEY,
@@ -179,16 +168,12 @@ impl World {
         let first_msg = self.messages.len() as u32;
         let count = messages.len() as u32;
         part.entries.push(Entry { first_msg, messages: count, key_make_hash, deliver_at });
-        let ledger = part.ledger_id;
-        let topic = part.name.clone();
-        for (b, out) in messages.into_iter().enumerate() {
+        for (b, out) in messages.enumerate() {
             let msg = self.messages.len() as u32;
-            let key = out.key.clone();
             let batch_index = batched.then_some(b as u32);
             self.messages.push(Message { partition, entry, batch_index, stored_at: self.now, out });
             self.fates.push(Fate::Pending);
-            let id = crate::sim::pulsar::message_id::MessageId { ledger_id: ledger, entry_id: entry, batch_index };
-            self.emit(Event::MessageStored { msg, topic: topic.clone(), id, key, producer: producer.clone() });
+            self.emit(Event::MessageStored { msg });
         }
         let subs = self.partitions[partition as usize].subscriptions.len();
         for s in 0..subs {

@@ -6,7 +6,7 @@
 
 use super::{Action, CopyOf, Delivery, Outgoing, PendingAck, TopicRole, World, NO_PRODUCER};
 use crate::sim::pulsar::defaults::{ACK_TIMEOUT_TICK_MS, MAX_RECONSUME_TIMES_DEFAULT_FOR_RETRY};
-use crate::sim::pulsar::events::{Event, Name, RedeliveryReason};
+use crate::sim::pulsar::events::{Event, RedeliveryReason};
 use crate::sim::pulsar::subscription::{redelivery_scope, RedeliveryScope};
 
 impl World {
@@ -15,7 +15,6 @@ impl World {
         let now = self.now;
         let con = &mut self.consumers[c as usize];
         con.stats.nacked += 1;
-        let name = con.name.clone();
         let att = &mut con.attachments[d.attachment as usize];
         if let Some(t) = att.ack_timeout.as_mut() {
             t.remove(d.entry);
@@ -23,9 +22,7 @@ impl World {
         // The whole entry comes back, so the batch starts over.
         att.batch_left.remove(&d.entry);
         let timer = att.nacks.nack(d.entry, d.redelivery_count, now);
-        let id = self.partitions[att.partition as usize].position_id(d.entry);
-        let id = crate::sim::pulsar::message_id::MessageId { batch_index: self.messages[d.msg as usize].batch_index, ..id };
-        self.emit(Event::Nacked { consumer: name, msg: d.msg, id });
+        self.emit(Event::Nacked { consumer: c, msg: d.msg });
         if let Some(at) = timer {
             let con = &mut self.consumers[c as usize];
             con.attachments[d.attachment as usize].nack_timer = true;
@@ -65,10 +62,9 @@ impl World {
             if expired.is_empty() {
                 continue;
             }
-            let (partition, consumer) = (att.partition, self.consumers[c as usize].name.clone());
+            let partition = att.partition;
             self.consumers[c as usize].stats.ack_timeouts += expired.len() as u64;
-            let topic = self.partitions[partition as usize].name.clone();
-            self.emit(Event::AckTimedOut { consumer, topic, entries: expired.len() as u32 });
+            self.emit(Event::AckTimedOut { consumer: c, partition, entries: expired.len() as u32 });
             self.redeliver_positions(c, a as u32, expired, RedeliveryReason::AckTimeout);
         }
         self.schedule(ACK_TIMEOUT_TICK_MS, Action::AckTimeoutTick { consumer: c, incarnation });
@@ -108,8 +104,12 @@ impl World {
         }
         let (partition, subscription, consumer_id, epoch, latency) =
             (att.partition, att.subscription, att.consumer_id, att.epoch, con.latency);
-        let topic = self.partitions[partition as usize].name.clone();
-        self.emit(Event::RedeliveryRequested { consumer: con.name.clone(), topic, messages: Some(again.len() as u32), reason });
+        self.emit(Event::RedeliveryRequested {
+            consumer: c,
+            partition: Some(partition),
+            messages: Some(again.len() as u32),
+            reason,
+        });
         self.schedule(
             latency,
             Action::RedeliverArrive { partition, subscription, consumer_id, positions: Some(again), epoch, reason },
@@ -129,9 +129,7 @@ impl World {
             cleared[d.attachment as usize] += 1;
         }
         let latency = con.latency;
-        let name = con.name.clone();
-        let topic = self.topics[con.topic as usize].name.clone();
-        self.emit(Event::RedeliveryRequested { consumer: name, topic, messages: None, reason });
+        self.emit(Event::RedeliveryRequested { consumer: c, partition: None, messages: None, reason });
         for (a, &returned) in cleared.iter().enumerate() {
             let att = &mut self.consumers[c as usize].attachments[a];
             if !att.connected || att.closed {
@@ -159,7 +157,6 @@ impl World {
         let (real_topic, ledger) =
             (self.partitions[partition as usize].name.clone(), self.partitions[partition as usize].ledger_id);
         let consumer = self.consumers[c as usize].name.clone();
-        let dlq_topic: Name = self.partitions[dlq as usize].name.clone();
         let mut copies = Vec::new();
         for msg in e.first_msg..e.first_msg + e.messages {
             let m = &self.messages[msg as usize];
@@ -179,13 +176,7 @@ impl World {
                 deliver_at: 0,
                 ..m.out.clone()
             });
-            self.emit(Event::DeadLettered {
-                consumer: consumer.clone(),
-                msg,
-                id: origin_id,
-                dead_letter_topic: dlq_topic.clone(),
-                deliveries,
-            });
+            self.emit(Event::DeadLettered { consumer: c, msg, dead_letter_partition: dlq, deliveries });
         }
         let con = &mut self.consumers[c as usize];
         con.stats.dead_lettered += u64::from(e.messages);
@@ -241,9 +232,8 @@ impl World {
             deliver_at: self.now + delay,
             ..m.out.clone()
         };
-        let retry_topic = self.partitions[retry as usize].name.clone();
         self.consumers[c as usize].stats.reconsumed += 1;
-        self.emit(Event::Reconsumed { consumer, msg: d.msg, retry_topic, reconsume_times: times, delay_ms: delay });
+        self.emit(Event::Reconsumed { consumer: c, msg: d.msg, retry_partition: retry, reconsume_times: times, delay_ms: delay });
         self.schedule(
             latency,
             Action::PublishArrive { producer: NO_PRODUCER, partition: retry, batched: false, messages: vec![copy] },

@@ -75,7 +75,7 @@ impl World {
             era: config.assignment_era,
         };
         let seed = self.rng.next_u64();
-        let topic_name = self.topics[t as usize].name.clone();
+        let group = self.group_of(t, &sub);
         let scalable = self.topics[t as usize].scalable.as_mut().expect("STREAM consumers read scalable topics");
         let created = !scalable.coordinators.contains_key(&sub);
         if created {
@@ -92,9 +92,9 @@ impl World {
         let fresh = !coordinator.sessions().contains_key(&*name);
         let effects = coordinator.register(&name, ControlledConsumerType::Stream, now);
         if created {
-            self.emit(Event::DrainCheckerInstalled { topic: topic_name.clone(), subscription: sub.clone() });
+            self.emit(Event::DrainCheckerInstalled { group });
         }
-        self.emit(Event::SessionRegistered { topic: topic_name, subscription: sub.clone(), consumer: name, fresh });
+        self.emit(Event::SessionRegistered { group, consumer: c, fresh });
         self.apply_coordinator_effects(t, &sub, effects);
     }
 
@@ -104,14 +104,14 @@ impl World {
         let (t, sub, name) = (con.topic, con.subscription.clone(), con.name.clone());
         let now = self.now;
         let era = self.scenario.config.client_close_era;
-        let topic = self.topics[t as usize].name.clone();
+        let group = self.group_of(t, &sub);
         let Some(coordinator) = self.topics[t as usize].scalable.as_mut().and_then(|s| s.coordinators.get_mut(&sub)) else {
             return;
         };
         let effects = if crashed {
             let effects = coordinator.disconnect(&name, now);
             let grace_until = coordinator.sessions().get(&*name).and_then(|s| s.grace_deadline).unwrap_or(now);
-            self.emit(Event::SessionDisconnected { topic, subscription: sub.clone(), consumer: name, grace_until });
+            self.emit(Event::SessionDisconnected { group, consumer: c, grace_until });
             effects
         } else {
             let effects = coordinator.client_closed(&name, era);
@@ -119,7 +119,8 @@ impl World {
                 self.emit(Event::EraNote {
                     text: format!(
                         "{name} closed before PR #26433: a clean close does not unregister, so its session stays registered and keeps its share of the segments"
-                    ),
+                    )
+                    .into_boxed_str(),
                 });
             }
             effects
@@ -129,7 +130,6 @@ impl World {
 
     /// Carries out what a coordinator asked for: assignments over the network, timers, drain checks.
     fn apply_coordinator_effects(&mut self, t: u32, sub: &Name, effects: Vec<CoordinatorEffect>) {
-        let topic = self.topics[t as usize].name.clone();
         let group = self.group_of(t, sub);
         let mut assigned = false;
         for effect in effects {
@@ -138,12 +138,12 @@ impl World {
                     assigned = true;
                     let segments: Vec<u64> = assignment.segments.iter().map(|s| s.segment_id).collect();
                     let consumer_name: Name = Name::from(consumer.as_str());
+                    let index = self.consumer_index(&consumer).map_or(u32::MAX, |c| c as u32);
                     self.emit(Event::AssignmentSent {
-                        topic: topic.clone(),
-                        subscription: sub.clone(),
-                        consumer: consumer_name.clone(),
+                        group,
+                        consumer: index,
                         epoch: assignment.layout_epoch,
-                        segments: segments.clone(),
+                        segments: segments.clone().into_boxed_slice(),
                     });
                     for s in &assignment.segments {
                         let what = format!("segment {} [{}]", s.segment_id, s.hash_range.hex());
@@ -160,7 +160,7 @@ impl World {
                     }
                 }
                 CoordinatorEffect::ScheduleDrainPoll { token, at } => {
-                    self.emit(Event::DrainPollScheduled { topic: topic.clone(), subscription: sub.clone(), at });
+                    self.emit(Event::DrainPollScheduled { group, at });
                     let delay = at.saturating_sub(self.now);
                     self.schedule(delay, Action::DrainPoll { topic: t, subscription: sub.clone(), token });
                 }
@@ -199,12 +199,11 @@ impl World {
                 drained.push(seg);
             }
         }
-        let topic = self.topics[t as usize].name.clone();
+        let group = self.group_of(t, sub);
         self.emit(Event::DrainPolled {
-            topic,
-            subscription: sub.clone(),
-            backlogs: backlogs.join(" "),
-            drained: drained.clone(),
+            group,
+            backlogs: backlogs.join(" ").into_boxed_str(),
+            drained: drained.clone().into_boxed_slice(),
         });
         let now = self.now;
         let coordinator = self.coordinator_mut(t, sub).expect("the poll came from this coordinator");
@@ -227,7 +226,7 @@ impl World {
             }
         }
         for gap in fresh {
-            self.emit(Event::UpstreamGap { issue: gap.issue(), text: format!("{sub}: {}", gap_text(&gap)) });
+            self.emit(Event::UpstreamGap { issue: gap.issue(), text: format!("{sub}: {}", gap_text(&gap)).into_boxed_str() });
         }
     }
 
@@ -243,8 +242,9 @@ impl World {
         let effects = coordinator.on_grace_expired(&consumer, token);
         let evicted = was && !coordinator.sessions().contains_key(&*consumer);
         if evicted {
-            let topic = self.topics[t as usize].name.clone();
-            self.emit(Event::SessionEvicted { topic, subscription: sub.clone(), consumer });
+            let group = self.group_of(t, &sub);
+            let c = self.consumer_index(&consumer).map_or(u32::MAX, |c| c as u32);
+            self.emit(Event::SessionEvicted { group, consumer: c });
         }
         self.apply_coordinator_effects(t, &sub, effects);
     }
@@ -297,7 +297,7 @@ impl World {
 
     fn refuse_layout_change(&mut self, t: u32, e: LayoutError) {
         let topic = self.topics[t as usize].name.clone();
-        self.emit(Event::Command { text: format!("refused on {topic}: {e}") });
+        self.emit(Event::Command { text: format!("refused on {topic}: {e}").into_boxed_str() });
     }
 
     pub(super) fn split_segment(&mut self, t: u32, segment: u64) {
@@ -343,9 +343,9 @@ impl World {
                         s.segment_partitions.insert(segment_id, p);
                     }
                     self.emit(Event::SegmentTopicCreated {
-                        topic: topic.clone(),
+                        topic: t,
                         segment: segment_id,
-                        segment_topic: Name::from(seg_name.as_str()),
+                        partition: p,
                         cursors_at_earliest: subscriptions_at_earliest.len() as u32,
                     });
                     for sub in subscriptions_at_earliest {
@@ -355,11 +355,7 @@ impl World {
                 ControllerStep::TerminateSegment { segment_id, .. } => {
                     let Some(p) = self.segment_partition(t, segment_id) else { continue };
                     self.partitions[p as usize].terminated = true;
-                    let last = {
-                        let part = &self.partitions[p as usize];
-                        part.position_id(part.last_entry())
-                    };
-                    self.emit(Event::SegmentTerminated { topic: topic.clone(), segment: segment_id, last });
+                    self.emit(Event::SegmentTerminated { topic: t, segment: segment_id, partition: p });
                     for s in 0..self.partitions[p as usize].subscriptions.len() {
                         self.check_end_of_topic(p, s as u32);
                     }
@@ -369,13 +365,14 @@ impl World {
                     if let Some(s) = self.topics[t as usize].scalable.as_mut() {
                         s.layout = layout.clone();
                     }
-                    self.emit(Event::LayoutUpdated { topic: topic.clone(), epoch, change: change.clone(), active });
+                    let change_and_active = format!("({change}); active segments {active}").into_boxed_str();
+                    self.emit(Event::LayoutUpdated { topic: t, epoch, change_and_active });
                 }
                 ControllerStep::NotifyCoordinators { .. } => self.notify_layout_change(t, &layout),
                 ControllerStep::DeleteSegmentTopic { segment_id, .. } => {
                     let Some(p) = self.segment_partition(t, segment_id) else { continue };
                     self.delete_segment_partition(p);
-                    self.emit(Event::SegmentTopicDeleted { topic: topic.clone(), segment: segment_id });
+                    self.emit(Event::SegmentTopicDeleted { topic: t, segment: segment_id });
                 }
             }
         }

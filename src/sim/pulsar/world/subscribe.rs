@@ -40,10 +40,9 @@ impl World {
         con.pending_acks.clear();
         con.flush_scheduled = false;
         con.assigned_segments.clear();
-        let (topic, subscription, name) = (con.topic, con.subscription.clone(), con.name.clone());
+        let (topic, subscription) = (con.topic, con.subscription.clone());
         let spec = con.spec.clone();
-        let topic_name = self.topics[topic as usize].name.clone();
-        self.emit(Event::ConsumerStarted { consumer: name, topic: topic_name, subscription: subscription.clone() });
+        self.emit(Event::ConsumerStarted { consumer: c });
         match spec.scalable_type() {
             Some(ScalableConsumerType::Stream) => self.stream_register(c),
             Some(ScalableConsumerType::Queue) => {
@@ -180,14 +179,13 @@ impl World {
         };
         let part = &self.partitions[partition as usize];
         let cursor = ManagedCursor::create(initial, 0, part.last_entry());
+        // The subscription is pushed right below, at this index.
+        let sub = part.subscriptions.len() as u32;
         let event = self.emit(Event::CursorCreated {
-            topic: part.name.clone(),
-            subscription: name.clone(),
-            initial: match initial {
-                InitialPosition::Latest => "Latest",
-                InitialPosition::Earliest => "Earliest",
-            },
-            mark_delete: part.position_id(cursor.mark_delete()),
+            partition,
+            sub,
+            initial,
+            mark_delete: cursor.mark_delete(),
             backlog: cursor.backlog(),
         });
         let part = &mut self.partitions[partition as usize];
@@ -307,14 +305,7 @@ impl World {
                 reply(self, Some(reason), s);
             }
             Ok(after_subscribe) => {
-                let topic = self.partitions[partition as usize].name.clone();
-                self.emit(Event::Subscribed {
-                    consumer: name.clone(),
-                    topic,
-                    subscription: sub_name,
-                    sub_type: ty.name(),
-                    consumer_id,
-                });
+                self.emit(Event::Subscribed { consumer: c, partition, sub: s, sub_type: ty, consumer_id });
                 if ty == SubscriptionType::Shared {
                     let group = self.partitions[partition as usize].subscriptions[s as usize].group;
                     let what = format!("{} (Shared member)", self.partitions[partition as usize].name);
@@ -372,21 +363,16 @@ impl World {
         changes: Vec<(u64, super::ranges::RangeSummary)>,
         newly_draining: usize,
     ) {
-        let (topic, sub_name, group) = {
+        let (topic, group) = {
             let p = &self.partitions[partition as usize];
-            let sub = &p.subscriptions[s as usize];
-            (p.name.clone(), sub.name.clone(), sub.group)
+            (p.name.clone(), p.subscriptions[s as usize].group)
         };
         for (id, summary) in changes {
-            let Some(consumer) = self.member_consumer_name(partition, s, id) else { continue };
+            let Some(consumer) = self.member_consumer(partition, s, id) else { continue };
             let ranges = summary.text();
-            self.emit(Event::HashRangesChanged {
-                topic: topic.clone(),
-                subscription: sub_name.clone(),
-                consumer: consumer.clone(),
-                ranges: ranges.clone(),
-            });
-            self.record_owner(group, format!("{topic} hashes {ranges}"), Some(consumer));
+            self.emit(Event::HashRangesChanged { partition, sub: s, consumer, ranges: ranges.clone().into_boxed_str() });
+            let name = self.consumers[consumer as usize].name.clone();
+            self.record_owner(group, format!("{topic} hashes {ranges}"), Some(name));
         }
         if newly_draining > 0 {
             let draining: BTreeMap<u64, u32> = match &self.partitions[partition as usize].subscriptions[s as usize].dispatcher {
@@ -400,20 +386,26 @@ impl World {
                 _ => BTreeMap::new(),
             };
             for (id, hashes) in draining {
-                if let Some(consumer) = self.member_consumer_name(partition, s, id) {
-                    self.emit(Event::DrainingHashes { topic: topic.clone(), subscription: sub_name.clone(), consumer, hashes });
+                if let Some(consumer) = self.member_consumer(partition, s, id) {
+                    self.emit(Event::DrainingHashes { partition, sub: s, consumer, hashes });
                 }
             }
         }
     }
 
-    /// The client name of a broker consumer id on this subscription (members, then all attachments).
-    pub fn member_consumer_name(&self, partition: u32, s: u32, consumer_id: u64) -> Option<Name> {
+    /// The client consumer (index) behind a broker consumer id on this subscription (its
+    /// members first, then every attachment ever opened: the id may have just left).
+    pub fn member_consumer(&self, partition: u32, s: u32, consumer_id: u64) -> Option<u32> {
         let sub = &self.partitions[partition as usize].subscriptions[s as usize];
         if let Some(m) = sub.members.get(&consumer_id) {
-            return Some(self.consumers[m.consumer as usize].name.clone());
+            return Some(m.consumer);
         }
-        self.consumers.iter().find(|c| c.attachments.iter().any(|a| a.consumer_id == consumer_id)).map(|c| c.name.clone())
+        self.consumers.iter().position(|c| c.attachments.iter().any(|a| a.consumer_id == consumer_id)).map(|c| c as u32)
+    }
+
+    /// The name of `member_consumer`.
+    pub fn member_consumer_name(&self, partition: u32, s: u32, consumer_id: u64) -> Option<Name> {
+        self.member_consumer(partition, s, consumer_id).map(|c| self.consumers[c as usize].name.clone())
     }
 
     pub(super) fn record_owner(&mut self, group: u32, what: String, owner: Option<Name>) {
@@ -447,11 +439,8 @@ impl World {
                 self.send_flow(c, a, permits);
             }
             Some(reason) => {
-                let con = &self.consumers[c as usize];
-                let (name, subscription) = (con.name.clone(), con.subscription.clone());
-                let stream = con.spec.scalable_type() == Some(ScalableConsumerType::Stream);
-                let topic = self.partitions[partition as usize].name.clone();
-                self.emit(Event::SubscribeFailed { consumer: name, topic, subscription, reason: reason.clone() });
+                let stream = self.consumers[c as usize].spec.scalable_type() == Some(ScalableConsumerType::Stream);
+                self.emit(Event::SubscribeFailed { consumer: c, partition, reason: reason.clone().into_boxed_str() });
                 if stream && reason.starts_with("ConsumerBusyException") {
                     // The previous owner of the segment has not let go yet: try again shortly.
                     let con = &mut self.consumers[c as usize];
@@ -506,7 +495,6 @@ impl World {
         con.state = if crashed { ClientState::Crashed } else { ClientState::Closed };
         con.incoming.clear();
         con.processing = None;
-        let name = con.name.clone();
         let mut leaving = Vec::new();
         for att in con.attachments.iter_mut().filter(|a| !a.closed) {
             att.closed = true;
@@ -514,7 +502,7 @@ impl World {
                 leaving.push((att.partition, att.subscription, att.consumer_id));
             }
         }
-        self.emit(Event::ConsumerClosed { consumer: name, crashed, unsent_acks: unsent });
+        self.emit(Event::ConsumerClosed { consumer: c, crashed, unsent_acks: unsent });
         for (partition, subscription, consumer_id) in leaving {
             self.schedule(latency, Action::CloseArrive { partition, subscription, consumer_id });
         }
@@ -529,7 +517,6 @@ impl World {
     pub(super) fn handle_consumer_removed(&mut self, partition: u32, s: u32, consumer_id: u64) {
         let Some(sub) = self.partitions[partition as usize].subscriptions.get_mut(s as usize) else { return };
         let Some(member) = sub.members.remove(&consumer_id) else { return };
-        let name = self.consumers[member.consumer as usize].name.clone();
         let (mut returned, mut single_effects, mut ranges) = (None, None, None);
         match sub.dispatcher.as_mut() {
             Some(Dispatcher::Single(d)) => single_effects = Some(d.remove(consumer_id)),
@@ -545,12 +532,11 @@ impl World {
         }
         let empty = sub.members.is_empty();
         let group = sub.group;
-        let sub_name = sub.name.clone();
         let topic = self.partitions[partition as usize].name.clone();
         let event = self.emit(Event::ConsumerRemoved {
-            consumer: name.clone(),
-            topic: topic.clone(),
-            subscription: sub_name,
+            consumer: member.consumer,
+            partition,
+            sub: s,
             consumer_id,
             returned: returned.as_ref().map(|r| r.len() as u32),
         });
