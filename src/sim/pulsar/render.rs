@@ -49,6 +49,13 @@ impl World {
         MessageId::entry(self.partitions.get(p as usize).map_or(-1, |x| x.ledger_id), entry)
     }
 
+    /// A stored message's body, expanded from its send script's template.
+    pub fn body_text(&self, m: MsgId) -> String {
+        let b = self.messages[m as usize].out.body;
+        let script = self.producers.get(b.producer as usize).and_then(|p| p.scripts.get(b.script as usize));
+        script.map_or_else(String::new, |s| crate::sim::pulsar::scenario::expand(&s.spec.body, b.index))
+    }
+
     /// Who published a stored message: its producer, or the client that wrote a DLQ/retry copy.
     pub fn message_producer(&self, m: MsgId) -> &str {
         let out = &self.messages[m as usize].out;

@@ -643,7 +643,7 @@ impl Simulation for World {
             partition: Some(m.partition),
             offset: Some(m.entry as u64),
             label: m.out.ordering_key.as_deref().or(m.out.key.as_deref()).map(str::to_string),
-            body: m.out.body.text(),
+            body: self.body_text(msg),
             properties,
             producer,
             born_at: m.out.born_at,

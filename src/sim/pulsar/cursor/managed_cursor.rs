@@ -257,6 +257,13 @@ impl ManagedCursor {
     /// Reads up to `max` entries from the read position, skipping individually acked ones.
     pub fn read_entries(&mut self, max: usize) -> Vec<i64> {
         let mut out = Vec::new();
+        self.read_entries_into(max, &mut out);
+        out
+    }
+
+    /// `read_entries` into a caller's buffer (appended), so a hot loop can reuse one allocation.
+    pub fn read_entries_into(&mut self, max: usize, out: &mut Vec<i64>) {
+        let max = max.saturating_add(out.len());
         let mut p = self.read_position.max(self.mark_delete + 1);
         while out.len() < max && p <= self.last_entry {
             if self.acked_above.contains(p) {
@@ -267,7 +274,6 @@ impl ManagedCursor {
             }
         }
         self.read_position = p;
-        out
     }
 
     /// Whether a read would return anything.

@@ -24,7 +24,7 @@ impl World {
     /// Entries arrive in the receiver queues.
     pub(super) fn handle_deliver(&mut self, items: Vec<DeliverItem>) {
         let mut touched: Vec<u32> = Vec::new();
-        for it in items {
+        for &it in &items {
             let Some(con) = self.consumers.get(it.consumer as usize) else { continue };
             if !con.running() {
                 continue;
@@ -65,6 +65,7 @@ impl World {
                 touched.push(it.consumer);
             }
         }
+        self.recycle_items(items);
         touched.sort_unstable();
         touched.dedup();
         for c in touched {

@@ -26,8 +26,13 @@ struct Round {
 
 impl Round {
     fn new(replay: bool) -> Round {
+        Round::with_items(replay, Vec::new())
+    }
+
+    /// A round filling a recycled (empty) items buffer.
+    fn with_items(replay: bool, items: Vec<DeliverItem>) -> Round {
         Round {
-            items: Vec::new(),
+            items,
             replay,
             read_new: 0,
             exhausted: false,
@@ -222,6 +227,26 @@ impl World {
 
     /// Key_Shared: each entry goes to its hash's consumer, or is held in the replay set.
     fn round_key_shared(&mut self, partition: u32, s: u32) -> Option<Round> {
+        // The read buffers are reused from round to round: this is the hottest loop of a run.
+        let mut positions = std::mem::take(&mut self.scratch.positions);
+        let mut batch = std::mem::take(&mut self.scratch.keyed);
+        positions.clear();
+        batch.clear();
+        let items = self.scratch.items.pop().unwrap_or_default();
+        let round = self.round_key_shared_with(partition, s, &mut positions, &mut batch, items);
+        self.scratch.positions = positions;
+        self.scratch.keyed = batch;
+        round
+    }
+
+    fn round_key_shared_with(
+        &mut self,
+        partition: u32,
+        s: u32,
+        read: &mut Vec<i64>,
+        batch: &mut Vec<KeyedEntry>,
+        items: Vec<DeliverItem>,
+    ) -> Option<Round> {
         let max_read = self.scenario.config.max_read_batch as usize;
         let now = self.now;
         let part = &mut self.partitions[partition as usize];
@@ -234,11 +259,10 @@ impl World {
             KeyedEntry { position: p, hash: fold_sticky_hash(e.key_make_hash, start, end), messages: e.messages }
         };
         let mut round;
-        let (batch, read_type) = match ks.next_read(max_read) {
+        let read_type = match ks.next_read(max_read) {
             ReadPlan::Idle => return None,
             ReadPlan::Replay(ps) => {
-                round = Round::new(true);
-                let mut batch = Vec::with_capacity(ps.len());
+                round = Round::with_items(true, items);
                 for p in ps {
                     if sub.cursor.is_acked(p) {
                         ks.replay.remove(p);
@@ -250,19 +274,18 @@ impl World {
                     round.read_new = 1;
                     return Some(round);
                 }
-                (batch, ReadType::Replay)
+                ReadType::Replay
             }
             ReadPlan::Normal { max_entries } => {
-                round = Round::new(false);
+                round = Round::with_items(false, items);
                 let wanted = capped_sum(ks.consumers().map(|c| c.permits.min(c.unacked.room())), max_entries).max(1);
-                let read = sub.cursor.read_entries(wanted);
+                sub.cursor.read_entries_into(wanted, read);
                 if read.is_empty() {
                     return None;
                 }
                 round.read_new = read.len();
                 round.exhausted = read.len() < wanted;
-                let mut batch = Vec::with_capacity(read.len());
-                for p in read {
+                for &p in read.iter() {
                     if entries[p as usize].deliver_at > now {
                         sub.delayed.insert(p);
                         round.delayed.push((p, entries[p as usize].deliver_at));
@@ -270,10 +293,10 @@ impl World {
                         batch.push(keyed(p));
                     }
                 }
-                (batch, ReadType::Normal)
+                ReadType::Normal
             }
         };
-        let result = ks.dispatch(&batch, read_type);
+        let result = ks.dispatch(batch, read_type);
         // A replay read that sent nothing makes the next read look ahead at new entries at once.
         if read_type == ReadType::Replay && result.skip_next_replay {
             round.read_new = round.read_new.max(1);
@@ -331,6 +354,7 @@ impl World {
             self.emit(Event::SubscriptionBlocked { partition, sub: s, unacked });
         }
         if round.items.is_empty() {
+            self.recycle_items(round.items);
             return;
         }
         let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
@@ -350,6 +374,14 @@ impl World {
             replay: round.replay,
         });
         self.ship(round.items);
+    }
+
+    /// Keeps an emptied delivery buffer for the next round.
+    pub(super) fn recycle_items(&mut self, mut items: Vec<DeliverItem>) {
+        if self.scratch.items.len() < 16 {
+            items.clear();
+            self.scratch.items.push(items);
+        }
     }
 
     fn has_replay(&self, partition: u32, s: u32) -> bool {

@@ -173,6 +173,15 @@ enum Action {
     },
 }
 
+/// Buffers the hot paths reuse instead of allocating per dispatch round (they hold nothing
+/// between events).
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    positions: Vec<i64>,
+    keyed: Vec<crate::sim::pulsar::key_shared::KeyedEntry>,
+    items: Vec<Vec<DeliverItem>>,
+}
+
 /// The whole simulation state: a plain value, cloneable as a checkpoint.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -192,6 +201,8 @@ pub struct World {
     pub fates: Vec<Fate>,
     /// (message, log event) pairs: the provenance index.
     pub msg_events: Vec<(MsgId, EventId)>,
+    /// Dead-letter and retry copies -> the original they copy (their fates are the original's).
+    pub copy_of: BTreeMap<MsgId, MsgId>,
     /// (topic, subscription) of each `View::groups` entry, in creation order.
     pub groups: Vec<(u32, Name)>,
     /// Who owned which partition, key range or segment, when.
@@ -202,6 +213,7 @@ pub struct World {
     last_emitted: Option<EventId>,
     /// Keep per-message provenance. Benchmarks may turn this off.
     pub trace_messages: bool,
+    scratch: Scratch,
 }
 
 fn name(s: &str) -> Name {
@@ -226,6 +238,7 @@ impl World {
             messages: Vec::new(),
             fates: Vec::new(),
             msg_events: Vec::new(),
+            copy_of: BTreeMap::new(),
             groups: Vec::new(),
             owners: Vec::new(),
             next_ledger_id: FIRST_LEDGER_ID,
@@ -233,6 +246,7 @@ impl World {
             handler_cause: None,
             last_emitted: None,
             trace_messages: true,
+            scratch: Scratch::default(),
         };
         // Room for the messages the scenario announces (bounded: a run may stop early).
         let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum();
@@ -455,7 +469,8 @@ impl World {
             Event::DeadLettered { msg, .. } => (*msg, Fate::DeadLettered),
             _ => return,
         };
-        let root = self.messages.get(m as usize).map_or(m, |x| x.root(m)) as usize;
+        // Copies are rare and kept apart, so this does not have to read the message itself.
+        let root = self.copy_of.get(&m).copied().unwrap_or(m) as usize;
         if let Some(f) = self.fates.get_mut(root) {
             if *f != Fate::DeadLettered {
                 *f = fate;

@@ -23,7 +23,7 @@ impl World {
             let out = Outgoing {
                 key,
                 ordering_key,
-                body: super::Body { template: script.body.clone(), index: i },
+                body: super::Body { producer, script: send, index: i },
                 producer,
                 born_at: self.now,
                 copy: None,
@@ -171,7 +171,10 @@ impl World {
         for (b, out) in messages.enumerate() {
             let msg = self.messages.len() as u32;
             let batch_index = batched.then_some(b as u32);
-            self.messages.push(Message { partition, entry, batch_index, stored_at: self.now, out });
+            if let Some(c) = &out.copy {
+                self.copy_of.insert(msg, c.origin);
+            }
+            self.messages.push(Message { partition, entry, batch_index, out });
             self.fates.push(Fate::Pending);
             self.emit(Event::MessageStored { msg });
         }

@@ -57,10 +57,21 @@ pub fn summarize(assignments: &[HashRangeAssignment]) -> BTreeMap<u64, RangeSumm
     out
 }
 
+/// What changed the ring: a consumer joined (only it gains hashes) or left (only it loses them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Membership {
+    Joined(u64),
+    Left(u64),
+}
+
 /// The consumers whose ranges changed between two snapshots, with their new summary (empty when
-/// they own nothing now). Linear in the snapshots.
-pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment]) -> Vec<(u64, RangeSummary)> {
-    let mut touched: Vec<u64> = lost_ranges(before, after).into_keys().chain(lost_ranges(after, before).into_keys()).collect();
+/// they own nothing now). Linear in the snapshots: a join only moves hashes to the newcomer, a
+/// leave only away from the leaver, so one direction of `lost_ranges` finds everyone touched.
+pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], change: Membership) -> Vec<(u64, RangeSummary)> {
+    let mut touched: Vec<u64> = match change {
+        Membership::Joined(c) => lost_ranges(before, after).into_keys().chain([c]).collect(),
+        Membership::Left(c) => lost_ranges(after, before).into_keys().chain([c]).collect(),
+    };
     touched.sort_unstable();
     touched.dedup();
     let mut summaries: Vec<RangeSummary> = vec![RangeSummary::default(); touched.len()];
@@ -84,9 +95,9 @@ mod tests {
     fn only_touched_consumers_are_reported() {
         let before = [a(0, 9, 1), a(10, 19, 2), a(20, 29, 3)];
         let after = [a(0, 4, 1), a(5, 9, 4), a(10, 19, 2), a(20, 29, 3)];
-        let c = changed(&before, &after);
+        let c = changed(&before, &after, Membership::Joined(4));
         assert_eq!(c.iter().map(|(id, s)| (*id, s.text())).collect::<Vec<_>>(), vec![(1, "[0-4]".into()), (4, "[5-9]".into())]);
-        let gone = changed(&after, &before[..2]);
+        let gone = changed(&after, &before[..2], Membership::Left(3));
         assert!(gone.iter().any(|(id, s)| *id == 3 && s.text() == "none"));
         assert_eq!(ranges_text(&[(0, 1); 9]), "9 ranges covering 18 hashes");
     }

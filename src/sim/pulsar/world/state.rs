@@ -17,18 +17,13 @@ use crate::sim::pulsar::scenario::{AckSpec, ConsumerSpec, ProducerSpec, SendSpec
 use crate::sim::pulsar::shared_subscription::SharedSubscription;
 use crate::sim::pulsar::subscription::{KeySharedPolicy, SubscriptionType};
 
-/// A message body: its send script's template and the message's index in the script, expanded
-/// only when shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A message body: the send script it came from (producer and script index) and the message's
+/// index in the script; the text is expanded from the script's template only when shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Body {
-    pub template: Name,
+    pub producer: u32,
+    pub script: u32,
     pub index: u32,
-}
-
-impl Body {
-    pub fn text(&self) -> String {
-        crate::sim::pulsar::scenario::expand(&self.template, self.index)
-    }
 }
 
 /// What a dead-letter or retry copy remembers of its original.
@@ -66,7 +61,6 @@ pub struct Message {
     pub partition: u32,
     pub entry: i64,
     pub batch_index: Option<u32>,
-    pub stored_at: Millis,
     pub out: Outgoing,
 }
 
@@ -254,7 +248,6 @@ pub struct Script {
     pub spec: Arc<SendSpec>,
     pub key: Option<KeyTemplate>,
     pub ordering_key: Option<KeyTemplate>,
-    pub body: Name,
 }
 
 impl Script {
@@ -262,7 +255,6 @@ impl Script {
         Script {
             key: spec.key.as_deref().map(KeyTemplate::new),
             ordering_key: spec.ordering_key.as_deref().map(KeyTemplate::new),
-            body: Arc::from(spec.body.as_str()),
             spec: Arc::new(spec),
         }
     }

@@ -347,7 +347,8 @@ impl World {
                 let join = JoinContext::from_last_sent_position(sub.last_sent, since_first_unacked);
                 let draining_before = ks.draining.len();
                 ks.add_consumer(consumer_id, name, ranges.as_deref(), 0, join).map_err(|e| e.to_string())?;
-                let changes = super::ranges::changed(&before, &ks.selector.assignments());
+                let changes =
+                    super::ranges::changed(&before, &ks.selector.assignments(), super::ranges::Membership::Joined(consumer_id));
                 let newly_draining = ks.draining.len().saturating_sub(draining_before);
                 Ok(Box::new(move |w: &mut World| w.report_range_changes(partition, s, changes, newly_draining)))
             }
@@ -526,7 +527,8 @@ impl World {
                 let draining_before = ks.draining.len();
                 returned = Some(ks.remove_consumer(consumer_id));
                 let newly = ks.draining.len().saturating_sub(draining_before);
-                ranges = Some((super::ranges::changed(&before, &ks.selector.assignments()), newly));
+                let after = ks.selector.assignments();
+                ranges = Some((super::ranges::changed(&before, &after, super::ranges::Membership::Left(consumer_id)), newly));
             }
             None => {}
         }
