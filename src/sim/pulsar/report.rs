@@ -147,10 +147,16 @@ fn subscriptions_json(w: &World) -> Vec<Value> {
                 "gaps": a.gaps.iter().map(|g| json!({"issue": g.issue(), "gap": format!("{g:?}")})).collect::<Vec<_>>(),
             })
         });
+        // On a scalable topic the consumer type says more than the per-segment dispatcher's.
+        let kind = match topic.scalable.as_ref() {
+            Some(s) if s.coordinators.contains_key(sub_name) => Some("STREAM (Exclusive per segment)"),
+            Some(_) => Some("QUEUE (Shared per segment)"),
+            None => sub_type.map(|t| t.name()),
+        };
         out.push(json!({
             "topic": &*topic.name,
             "subscription": &**sub_name,
-            "type": sub_type.map(|t| t.name()),
+            "type": kind,
             "partitions": partitions,
             "owners": owners,
             "keyRanges": key_ranges,
@@ -413,7 +419,12 @@ pub fn group_warnings(w: &World, g: usize) -> Vec<String> {
     }
     if let Some(c) = topic.scalable.as_ref().and_then(|s| s.coordinators.get(sub_name)) {
         let a = c.current_assignment();
+        let several = a.by_consumer.len() > 1;
         for gap in &a.gaps {
+            // A drained segment's round-robin slot only costs anything when there are others to share with.
+            if matches!(gap, super::scalable::UpstreamGap::DrainedSegmentAssigned { .. }) && !several {
+                continue;
+            }
             let text = match gap {
                 super::scalable::UpstreamGap::SealedChildBeforeParentDrained { segment, undrained_parent } => format!(
                     "{}: sealed segment {segment} is assigned while its parent {undrained_parent} is undrained. Consequence: parent and child are read at the same time, so per-key order holds only one level deep.",
