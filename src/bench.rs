@@ -130,6 +130,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "filters" => crate::bench_filters::bench_filter_manager(),
         "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
         "kafka" => crate::bench_kafka::bench_kafka(),
+        "pulsar-sim" => crate::bench_pulsar_sim::bench_pulsar_sim(n as usize),
         "all" => {
             bench_throughput(n);
             bench_allocate();
@@ -137,9 +138,10 @@ pub fn main(args: &[String]) -> ExitCode {
             crate::bench_filters::bench_filter_manager();
             crate::bench_pulsar::bench_pulsar(n as usize);
             crate::bench_kafka::bench_kafka();
+            crate::bench_pulsar_sim::bench_pulsar_sim(n as usize);
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, all)");
+            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, pulsar-sim, all)");
             return ExitCode::from(2);
         }
     }

@@ -12,4 +12,5 @@ pub mod bench;
 pub mod bench_filters;
 pub mod bench_kafka;
 pub mod bench_pulsar;
+pub mod bench_pulsar_sim;
 pub mod cli;

@@ -22,6 +22,13 @@ pub const PRESETS: &[Preset] = &[
     preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
     preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
     preset!("compare-join-avg-vs-consistent-hash.json", "Compare: a consumer joins, AVG vs CONSISTENT_HASH"),
+    preset!("pulsar-scalable-post-split-backlog.json", "Pulsar scalable topic: new EARLIEST stream consumer after a split"),
+    preset!("pulsar-scalable-two-splits.json", "Pulsar scalable topic: two generations of sealed segments"),
+    preset!("pulsar-scalable-sealed-not-redelivered.json", "Pulsar scalable topic: drained sealed segment not redelivered"),
+    preset!("pulsar-scalable-children-blocked.json", "Pulsar scalable topic: children blocked until the parent drains"),
+    preset!("pulsar-key-shared-join.json", "Pulsar Key_Shared: a consumer joins (PIP-379 draining hashes)"),
+    preset!("pulsar-failover.json", "Pulsar Failover: priority, modulo pick, delay and rewind"),
+    preset!("pulsar-shared-dlq.json", "Pulsar Shared: poison messages to the dead-letter topic"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {

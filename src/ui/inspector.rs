@@ -15,7 +15,10 @@ use crate::sim::model::log_line;
 pub fn Inspector() -> impl IntoView {
     let sim = expect_context::<Sim>();
     let kind = RwSignal::new("all".to_string());
-    let kinds = move || models::log_kinds(sim.kind.get());
+    let kinds = move || {
+        sim.kind.track();
+        models::log_kinds(sim.peek(|m| m.log_kinds()).unwrap_or(&[]))
+    };
 
     // The tables are read-only: rendered as escaped HTML strings behind memos (one DOM write
     // when the text changes, and a much smaller wasm than typed views per row).

@@ -17,7 +17,7 @@ pub struct ModelTab {
 pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
     match kind {
         Some(BrokerKind::RocketMq) => &[ModelTab { label: "Filters", testid: "tab-filters" }],
-        None => &[],
+        Some(BrokerKind::Pulsar) | None => &[],
     }
 }
 
@@ -33,7 +33,7 @@ pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -
 pub fn editor(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
-        None => ().into_any(),
+        Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -41,7 +41,7 @@ pub fn editor(kind: Option<BrokerKind>) -> AnyView {
 pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
-        None => ().into_any(),
+        Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -49,14 +49,11 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
 pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
-        None => ().into_any(),
+        Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
-/// The event-log categories for the filter select (`"all"` first).
-pub fn log_kinds(kind: Option<BrokerKind>) -> Vec<&'static str> {
-    match kind {
-        Some(BrokerKind::RocketMq) => super::rocketmq::LOG_KINDS.to_vec(),
-        None => vec!["all"],
-    }
+/// The event-log categories for the filter select (`"all"` first), as the model names them.
+pub fn log_kinds(kinds: &[&'static str]) -> Vec<&'static str> {
+    std::iter::once("all").chain(kinds.iter().copied()).collect()
 }

@@ -41,6 +41,11 @@ impl<K: Display> EventLog<K> {
         id
     }
 
+    /// Makes room for `additional` more entries (a model that knows its size avoids regrowing).
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
     pub fn get(&self, id: EventId) -> Option<&LogEntry<K>> {
         self.entries.get(id.0 as usize)
     }

@@ -23,15 +23,17 @@ pub use view::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerKind {
     RocketMq,
+    Pulsar,
 }
 
 impl BrokerKind {
-    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq];
+    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq, BrokerKind::Pulsar];
 
     /// The scenario's `broker` value.
     pub fn name(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "rocketmq",
+            BrokerKind::Pulsar => "pulsar",
         }
     }
 
@@ -39,6 +41,7 @@ impl BrokerKind {
     pub fn title(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "RocketMQ",
+            BrokerKind::Pulsar => "Apache Pulsar",
         }
     }
 
@@ -77,6 +80,8 @@ pub trait Simulation {
     fn log_text(&self, i: usize) -> String;
     /// A short category for filtering the log (`heartbeat`, `pull`, `consume`...).
     fn log_kind(&self, i: usize) -> &'static str;
+    /// Every category `log_kind` can return, in the order the log filter lists them.
+    fn log_kinds(&self) -> &'static [&'static str];
     /// The message an entry is about, if any.
     fn log_message(&self, i: usize) -> Option<MsgId>;
     /// Neutral facts in log entries `from..to`, in log order, each with its entry index.
@@ -160,6 +165,10 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
         Some(BrokerKind::RocketMq) => {
             let s = crate::sim::rocketmq::scenario::parse_scenario_value(v)?;
             Ok(Box::new(crate::sim::rocketmq::world::World::new(s)))
+        }
+        Some(BrokerKind::Pulsar) => {
+            let s = crate::sim::pulsar::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::sim::pulsar::world::World::new(s)))
         }
         None => {
             let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();
@@ -257,6 +266,14 @@ pub fn export(original: &Value, commands: &[Entered], end: Millis) -> Value {
         }
     }
     v
+}
+
+/// Parses and runs a Pulsar scenario to its end; for tests that inspect the Pulsar world.
+pub fn run_pulsar(text: &str) -> Result<crate::sim::pulsar::world::World, Vec<PathError>> {
+    let s = crate::sim::pulsar::scenario::parse_scenario(text)?;
+    let mut w = crate::sim::pulsar::world::World::new(s);
+    w.run_to_end();
+    Ok(w)
 }
 
 /// Parses and runs a RocketMQ scenario to its end; for tests that inspect the RocketMQ world.

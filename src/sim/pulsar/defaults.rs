@@ -13,6 +13,8 @@ pub const FAILOVER_RING_REPLICAS: u32 = 100;
 pub const RECEIVER_QUEUE_SIZE: u32 = 1_000;
 /// `maxTotalReceiverQueueSizeAcrossPartitions` (client).
 pub const MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS: u32 = 50_000;
+/// `dispatcherMaxReadBatchSize` (broker): entries one dispatcher read asks the cursor for.
+pub const DISPATCHER_MAX_READ_BATCH_SIZE: u32 = 100;
 /// `dispatcherMaxRoundRobinBatchSize` (broker): entries per Shared round-robin turn.
 pub const DISPATCHER_MAX_ROUND_ROBIN_BATCH_SIZE: u32 = 20;
 /// `maxUnackedMessagesPerConsumer` (broker).

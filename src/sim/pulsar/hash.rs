@@ -34,8 +34,14 @@ pub const KEY_HASH_RANGE_SIZE: u32 = 65_536;
 /// `StickyKeyConsumerSelectorUtils.makeStickyKeyHash` for a selector whose hash range is
 /// `[start, end]`: the hash is folded into that range, and 0 (reserved for "not set") becomes 1.
 pub fn sticky_key_hash_in_range(key: &[u8], start: u32, end: u32) -> u32 {
+    fold_sticky_hash(make_hash(key), start, end)
+}
+
+/// The second half of `makeStickyKeyHash`: a key's `makeHash` folded into `[start, end]`, 0 → 1.
+/// A simulation that stores each entry's `makeHash` once can fold it for any selector's range.
+pub fn fold_sticky_hash(make_hash: u32, start: u32, end: u32) -> u32 {
     let width = end.saturating_sub(start).saturating_add(1).max(1);
-    let h = make_hash(key) % width + start;
+    let h = make_hash % width + start;
     if h == STICKY_KEY_HASH_NOT_SET {
         1
     } else {

@@ -12,16 +12,31 @@
 //! - `cursor`: mark-delete, individual acks, backlog, nacks, ack timeout, DLQ (§2);
 //! - `scalable`: scalable topics: segment DAG, assignment, drain poller, sessions (§4);
 //! - `defaults`: the upstream defaults all of the above use.
+//!
+//! The simulation model built on them (behind `sim::model::Simulation`):
+//! - `scenario`: the Pulsar section of a scenario (reader, cross-checks, writer back to JSON);
+//! - `world`: brokers, ledgers, dispatchers, cursors, clients and scalable-topic controllers on
+//!   one event queue, one file per concern;
+//! - `events`: the typed, causal event log, small entries naming things by index;
+//! - `render`: each event as one stable line (what the log shows and the digest hashes);
+//! - `seam`: `impl Simulation` (command checks, the neutral View, Trace, cells, provenance);
+//! - `report`: the run report, warnings and the reasons traced through the log.
 
 pub mod cursor;
 pub mod defaults;
+pub mod events;
 pub mod failover;
 pub mod hash;
 pub mod key_shared;
 pub mod message_id;
+pub mod render;
 pub mod replay;
+pub mod report;
 pub mod routing;
 pub mod scalable;
+pub mod scenario;
+pub mod seam;
 pub mod shared_dispatch;
 pub mod shared_subscription;
 pub mod subscription;
+pub mod world;

@@ -387,6 +387,21 @@ impl Simulation for World {
     fn log_kind(&self, i: usize) -> &'static str {
         self.log.get(EventId(i as u32)).map(|e| e.kind.kind()).unwrap_or("")
     }
+    fn log_kinds(&self) -> &'static [&'static str] {
+        &[
+            "command",
+            "lifecycle",
+            "subscription",
+            "heartbeat",
+            "rebalance",
+            "store",
+            "pull",
+            "filter",
+            "consume",
+            "retry",
+            "offset",
+        ]
+    }
     fn log_message(&self, i: usize) -> Option<MsgId> {
         self.log.get(EventId(i as u32)).and_then(|e| e.kind.message())
     }

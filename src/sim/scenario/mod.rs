@@ -118,28 +118,6 @@ pub fn compare_variant(scenario: &Value) -> Option<(String, Value)> {
     Some((label, variant))
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc_7386() {
-        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}, "l": [1, 2]});
-        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}, "l": [3], "n": {"x": 1}}));
-        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}, "l": [3], "n": {"x": 1}}));
-    }
-
-    #[test]
-    fn a_scenario_names_its_comparison() {
-        let s = json!({"name": "n", "groups": [{"allocation": "AVG"}], "compare": {"label": "hash", "patch": {"name": "n2"}}});
-        let (label, v) = compare_variant(&s).unwrap();
-        assert_eq!(label, "hash");
-        assert_eq!(v, json!({"name": "n2", "groups": [{"allocation": "AVG"}]}));
-    }
-}
-
 /// The `broker` field of a scenario document, without validating anything else (so a model
 /// registry can pick the parser before reading the rest).
 pub fn broker_name(v: &Value) -> &str {
@@ -168,4 +146,26 @@ pub fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
 /// An optional array of strings.
 pub fn string_list(o: &mut Obj, key: &'static str, e: &mut Errors) -> Vec<String> {
     o.array(key, e).into_iter().filter_map(|(p, v)| as_str(v, &p, e).map(str::to_string)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}, "l": [1, 2]});
+        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}, "l": [3], "n": {"x": 1}}));
+        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}, "l": [3], "n": {"x": 1}}));
+    }
+
+    #[test]
+    fn a_scenario_names_its_comparison() {
+        let s = json!({"name": "n", "groups": [{"allocation": "AVG"}], "compare": {"label": "hash", "patch": {"name": "n2"}}});
+        let (label, v) = compare_variant(&s).unwrap();
+        assert_eq!(label, "hash");
+        assert_eq!(v, json!({"name": "n2", "groups": [{"allocation": "AVG"}]}));
+    }
 }

@@ -11,19 +11,3 @@ pub use cost_plot::StagePlot;
 pub use editor::Editor;
 pub use filters::FilterPanel;
 pub use tables::Tables;
-
-/// The event-log categories of the RocketMQ model (`Event::kind`).
-pub const LOG_KINDS: [&str; 12] = [
-    "all",
-    "command",
-    "lifecycle",
-    "subscription",
-    "heartbeat",
-    "rebalance",
-    "store",
-    "pull",
-    "filter",
-    "consume",
-    "retry",
-    "offset",
-];

@@ -3,7 +3,7 @@
 //!
 //! Positions are entry ids of one topic in publish order; -1 means "before the first entry".
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::fmt;
 
 /// Where a **new** subscription's cursor starts. An existing subscription keeps its cursor.
@@ -52,46 +52,102 @@ pub enum AckOutcome {
     AlreadyAcked,
 }
 
-/// Inclusive ranges `[start, end]`, disjoint and non-adjacent, keyed by start.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct RangeSet {
-    ranges: BTreeMap<i64, i64>,
+/// The individually acked entries above markDelete, as a bitmap over positions: an ack, a
+/// lookup and the backlog are O(1), and markDelete absorbs a run of acked entries a word at a
+/// time. Bit 0 of the first word is position `base`; positions at or below markDelete are
+/// always clear. (Upstream keeps a range set; only its contents matter here.)
+#[derive(Clone, Debug, Default)]
+struct AckedAbove {
+    base: i64,
+    words: VecDeque<u64>,
+    covered: u64,
 }
 
-impl RangeSet {
-    fn containing(&self, p: i64) -> Option<(i64, i64)> {
-        self.ranges.range(..=p).next_back().filter(|(_, &e)| e >= p).map(|(&s, &e)| (s, e))
+impl PartialEq for AckedAbove {
+    fn eq(&self, other: &Self) -> bool {
+        self.covered == other.covered && self.ranges() == other.ranges()
+    }
+}
+
+impl Eq for AckedAbove {}
+
+impl AckedAbove {
+    fn new(mark_delete: i64) -> AckedAbove {
+        AckedAbove { base: mark_delete + 1, words: VecDeque::new(), covered: 0 }
     }
 
+    fn contains(&self, p: i64) -> bool {
+        let off = p - self.base;
+        off >= 0 && self.words.get((off / 64) as usize).is_some_and(|w| w >> (off % 64) & 1 == 1)
+    }
+
+    /// Adds `p`, which must be above markDelete and not acked yet.
     fn insert(&mut self, p: i64) {
-        let (mut start, mut end) = (p, p);
-        if let Some((s, _)) = self.ranges.range(..p).next_back().filter(|(_, &e)| e + 1 == p).map(|(&s, &e)| (s, e)) {
-            start = s;
-            self.ranges.remove(&s);
+        let off = p - self.base;
+        let index = (off / 64) as usize;
+        while self.words.len() <= index {
+            self.words.push_back(0);
         }
-        if let Some(e) = self.ranges.remove(&(p + 1)) {
-            end = e;
-        }
-        self.ranges.insert(start, end);
-    }
-
-    /// Drops everything at or below `p`.
-    fn remove_at_most(&mut self, p: i64) {
-        let doomed: Vec<(i64, i64)> = self.ranges.range(..=p).map(|(&s, &e)| (s, e)).collect();
-        for (s, e) in doomed {
-            self.ranges.remove(&s);
-            if e > p {
-                self.ranges.insert(p + 1, e);
-            }
-        }
+        self.words[index] |= 1 << (off % 64);
+        self.covered += 1;
     }
 
     fn count(&self) -> u64 {
-        self.ranges.iter().map(|(s, e)| (e - s + 1) as u64).sum()
+        self.covered
     }
 
-    fn first(&self) -> Option<(i64, i64)> {
-        self.ranges.iter().next().map(|(&s, &e)| (s, e))
+    /// How many consecutive positions from `p` on are acked.
+    fn run_from(&self, p: i64) -> i64 {
+        let mut off = p - self.base;
+        let mut run = 0;
+        while off >= 0 {
+            let Some(&word) = self.words.get((off / 64) as usize) else { break };
+            let bit = off % 64;
+            let ones = i64::from((!(word >> bit)).trailing_zeros()).min(64 - bit);
+            run += ones;
+            off += ones;
+            if ones < 64 - bit {
+                break;
+            }
+        }
+        run
+    }
+
+    /// markDelete moved to `m`: everything at or below it is forgotten.
+    fn advance_to(&mut self, m: i64) {
+        while !self.words.is_empty() && self.base + 64 <= m + 1 {
+            let w = self.words.pop_front().unwrap_or(0);
+            self.covered -= u64::from(w.count_ones());
+            self.base += 64;
+        }
+        if self.words.is_empty() {
+            self.base = self.base.max(m + 1);
+            return;
+        }
+        let below = m + 1 - self.base;
+        if below > 0 {
+            let mask = (1u64 << below) - 1;
+            self.covered -= u64::from((self.words[0] & mask).count_ones());
+            self.words[0] &= !mask;
+        }
+    }
+
+    /// The acked positions as inclusive ranges, ascending.
+    fn ranges(&self) -> Vec<(i64, i64)> {
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        for (i, &w) in self.words.iter().enumerate() {
+            let mut bits = w;
+            while bits != 0 {
+                let b = i64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                let p = self.base + i as i64 * 64 + b;
+                match out.last_mut() {
+                    Some(last) if last.1 + 1 == p => last.1 = p,
+                    _ => out.push((p, p)),
+                }
+            }
+        }
+        out
     }
 }
 
@@ -99,7 +155,7 @@ impl RangeSet {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManagedCursor {
     mark_delete: i64,
-    acked_above: RangeSet,
+    acked_above: AckedAbove,
     read_position: i64,
     last_entry: i64,
 }
@@ -112,7 +168,7 @@ impl ManagedCursor {
             InitialPosition::Latest => last_entry,
             InitialPosition::Earliest => first_retained.min(last_entry + 1) - 1,
         };
-        ManagedCursor { mark_delete, acked_above: RangeSet::default(), read_position: mark_delete + 1, last_entry }
+        ManagedCursor { mark_delete, acked_above: AckedAbove::new(mark_delete), read_position: mark_delete + 1, last_entry }
     }
 
     pub fn mark_delete(&self) -> i64 {
@@ -133,17 +189,17 @@ impl ManagedCursor {
     }
 
     pub fn is_acked(&self, position: i64) -> bool {
-        position <= self.mark_delete || self.acked_above.containing(position).is_some()
+        position <= self.mark_delete || self.acked_above.contains(position)
     }
 
     /// The individually acked entries above markDelete, ascending.
     pub fn individually_acked(&self) -> Vec<i64> {
-        self.acked_above.ranges.iter().flat_map(|(&s, &e)| s..=e).collect()
+        self.acked_above.ranges().into_iter().flat_map(|(s, e)| s..=e).collect()
     }
 
     /// The acked ranges above markDelete as upstream stores them, `(prev, end]` written `[start, end]`.
     pub fn individually_acked_ranges(&self) -> Vec<(i64, i64)> {
-        self.acked_above.ranges.iter().map(|(&s, &e)| (s, e)).collect()
+        self.acked_above.ranges()
     }
 
     /// Entries in `(markDelete, lastEntry]` not individually acked (batched entries count once).
@@ -160,12 +216,10 @@ impl ManagedCursor {
 
     /// Folds acked ranges that start right after markDelete into it.
     fn absorb_acked_prefix(&mut self) {
-        while let Some((s, e)) = self.acked_above.first() {
-            if s != self.mark_delete + 1 {
-                break;
-            }
-            self.acked_above.ranges.remove(&s);
-            self.mark_delete = e;
+        let run = self.acked_above.run_from(self.mark_delete + 1);
+        if run > 0 {
+            self.mark_delete += run;
+            self.acked_above.advance_to(self.mark_delete);
         }
         self.read_position = self.read_position.max(self.mark_delete + 1);
     }
@@ -190,7 +244,7 @@ impl ManagedCursor {
             return Ok(AckOutcome::AlreadyAcked);
         }
         self.mark_delete = position;
-        self.acked_above.remove_at_most(position);
+        self.acked_above.advance_to(position);
         self.absorb_acked_prefix();
         Ok(AckOutcome::Acked { mark_delete_moved: true })
     }
@@ -203,26 +257,29 @@ impl ManagedCursor {
     /// Reads up to `max` entries from the read position, skipping individually acked ones.
     pub fn read_entries(&mut self, max: usize) -> Vec<i64> {
         let mut out = Vec::new();
+        self.read_entries_into(max, &mut out);
+        out
+    }
+
+    /// `read_entries` into a caller's buffer (appended), so a hot loop can reuse one allocation.
+    pub fn read_entries_into(&mut self, max: usize, out: &mut Vec<i64>) {
+        let max = max.saturating_add(out.len());
         let mut p = self.read_position.max(self.mark_delete + 1);
         while out.len() < max && p <= self.last_entry {
-            match self.acked_above.containing(p) {
-                Some((_, end)) => p = end + 1,
-                None => {
-                    out.push(p);
-                    p += 1;
-                }
+            if self.acked_above.contains(p) {
+                p += self.acked_above.run_from(p);
+            } else {
+                out.push(p);
+                p += 1;
             }
         }
         self.read_position = p;
-        out
     }
 
     /// Whether a read would return anything.
     pub fn has_more_entries(&self) -> bool {
         let mut p = self.read_position.max(self.mark_delete + 1);
-        while let Some((_, end)) = self.acked_above.containing(p) {
-            p = end + 1;
-        }
+        p += self.acked_above.run_from(p);
         p <= self.last_entry
     }
 }
@@ -259,6 +316,29 @@ mod tests {
         assert_eq!(state(&c), (6, vec![], 3));
         assert_eq!(c.ack_cumulative(2), Ok(AckOutcome::AlreadyAcked));
         assert!(c.ack(10).is_err());
+    }
+
+    #[test]
+    fn backlog_matches_a_brute_force_count() {
+        let mut rng = crate::sim::engine::SplitMix64::new(9);
+        let mut c = ManagedCursor::create(InitialPosition::Earliest, 0, 199);
+        let mut acked = [false; 200];
+        for _ in 0..2_000 {
+            let p = rng.index(200) as i64;
+            if rng.one_in(8) {
+                c.ack_cumulative(p).unwrap();
+                acked[..=p as usize].iter_mut().for_each(|a| *a = true);
+            } else {
+                c.ack(p).unwrap();
+                acked[p as usize] = true;
+            }
+            assert_eq!(c.backlog(), acked.iter().filter(|a| !**a).count() as u64);
+            let md = c.mark_delete();
+            let above: Vec<i64> = (md + 1..200).filter(|&q| acked[q as usize]).collect();
+            assert_eq!(c.individually_acked(), above);
+            assert!((0..=md).all(|q| acked[q as usize]));
+            assert!(md + 1 >= 200 || !acked[(md + 1) as usize], "markDelete stops at the first hole");
+        }
     }
 
     #[test]

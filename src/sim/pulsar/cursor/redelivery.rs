@@ -140,6 +140,13 @@ impl AckTimeoutTracker {
         }
     }
 
+    /// A cumulative ack covered everything up to `position` (`removeMessagesTill`).
+    pub fn remove_up_to(&mut self, position: i64) {
+        for slot in &mut self.slots {
+            slot.retain(|&p| p > position);
+        }
+    }
+
     /// One tick: returns the positions whose ack timed out.
     pub fn on_tick(&mut self) -> Vec<i64> {
         let expired = self.slots.pop_front().unwrap_or_default();
