@@ -73,7 +73,8 @@ impl Story {
         let mut activity: Vec<Millis> = Vec::new();
         sim.trace(0, sim.log_len(), &mut |i, t| {
             let at = sim.log_time(i);
-            if matches!(t, Trace::Stored { .. } | Trace::Delivered { .. } | Trace::Dropped { .. }) && activity.last() != Some(&at) {
+            if matches!(t, Trace::Stored { .. } | Trace::Delivered { .. } | Trace::Dropped { .. }) && activity.last() != Some(&at)
+            {
                 activity.push(at);
             }
             if let Some(k) = t.moment() {

@@ -57,10 +57,16 @@ pub fn changes(prev: &View, cur: &View) -> Vec<String> {
     let mut out = Vec::new();
     // Broker-side state (a RocketMQ table entry overwritten...).
     for (b, bv) in cur.brokers.iter().enumerate() {
-        let before: Vec<&str> = prev.brokers.get(b).map(|x| x.lines.iter().map(|l| l.text.as_str()).collect()).unwrap_or_default();
+        let before: Vec<&str> =
+            prev.brokers.get(b).map(|x| x.lines.iter().map(|l| l.text.as_str()).collect()).unwrap_or_default();
         for l in &bv.lines {
             if !before.contains(&l.text.as_str()) {
-                out.push(format!("{}: {}{}", bv.name, l.text, if l.alert { " (differs from a member's own subscription)" } else { "" }));
+                out.push(format!(
+                    "{}: {}{}",
+                    bv.name,
+                    l.text,
+                    if l.alert { " (differs from a member's own subscription)" } else { "" }
+                ));
             }
         }
     }
@@ -81,7 +87,11 @@ pub fn changes(prev: &View, cur: &View) -> Vec<String> {
         let a = before.get(&i).cloned().unwrap_or_default();
         let b = now.get(&i).cloned().unwrap_or_default();
         if a != b {
-            out.push(if b.is_empty() { format!("{} owns nothing now", c.name) } else { format!("{} now owns {}", c.name, ranges(&b)) });
+            out.push(if b.is_empty() {
+                format!("{} owns nothing now", c.name)
+            } else {
+                format!("{} now owns {}", c.name, ranges(&b))
+            });
         }
     }
     out.truncate(MAX_SENTENCES);

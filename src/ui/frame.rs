@@ -105,7 +105,9 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             let until = sim.until();
             // A running tour stops at its next step.
             let stop_at = sim.tour.with_untracked(|t| {
-                t.as_ref().and_then(|t| t.pinned.get(t.step.map(|s| s + 1).unwrap_or(0)).map(|p| (p.at, t.step.map(|s| s + 1).unwrap_or(0))))
+                t.as_ref().and_then(|t| {
+                    t.pinned.get(t.step.map(|s| s + 1).unwrap_or(0)).map(|p| (p.at, t.step.map(|s| s + 1).unwrap_or(0)))
+                })
             });
             let mut target = (now + whole as u64).min(until);
             let mut reached = None;

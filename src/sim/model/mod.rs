@@ -22,15 +22,17 @@ pub use view::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerKind {
     RocketMq,
+    Kafka,
 }
 
 impl BrokerKind {
-    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq];
+    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq, BrokerKind::Kafka];
 
     /// The scenario's `broker` value.
     pub fn name(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "rocketmq",
+            BrokerKind::Kafka => "kafka",
         }
     }
 
@@ -38,6 +40,7 @@ impl BrokerKind {
     pub fn title(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "RocketMQ",
+            BrokerKind::Kafka => "Kafka",
         }
     }
 
@@ -133,6 +136,10 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
         Some(BrokerKind::RocketMq) => {
             let s = crate::sim::rocketmq::scenario::parse_scenario_value(v)?;
             Ok(Box::new(crate::sim::rocketmq::world::World::new(s)))
+        }
+        Some(BrokerKind::Kafka) => {
+            let s = crate::sim::kafka::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::sim::kafka::world::World::new(s)))
         }
         None => {
             let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();

@@ -250,7 +250,10 @@ pub enum Trace {
         consumer: Option<ConsumerIx>,
     },
     /// A consumer started, stopped, crashed or failed to start.
-    Lifecycle { consumer: ConsumerIx, state: ConsumerState },
+    Lifecycle {
+        consumer: ConsumerIx,
+        state: ConsumerState,
+    },
 }
 
 /// The kinds of moment a viewer should not miss: the scrubber's chapter marks, the pacing's

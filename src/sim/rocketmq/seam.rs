@@ -284,12 +284,20 @@ impl World {
             Event::Consumed { msg, client, .. } => {
                 Trace::Delivered { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client)? }
             }
-            Event::BrokerFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::BrokerFilter }
-            }
-            Event::ClientFiltered { msg, client, .. } => {
-                Trace::Dropped { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client), kind: DropKind::ClientFilter }
-            }
+            Event::BrokerFiltered { msg, client, .. } => Trace::Dropped {
+                msg: *msg,
+                key: key(*msg),
+                partition: pid(*msg),
+                consumer: cix(client),
+                kind: DropKind::BrokerFilter,
+            },
+            Event::ClientFiltered { msg, client, .. } => Trace::Dropped {
+                msg: *msg,
+                key: key(*msg),
+                partition: pid(*msg),
+                consumer: cix(client),
+                kind: DropKind::ClientFilter,
+            },
             Event::OffsetCommitted { broker, group, mq, offset } => {
                 let g = self.scenario.groups.iter().position(|x| *x.name == **group)? as u32;
                 Trace::Committed { partition: self.partition_of(broker, mq)?, group: g, offset: *offset }

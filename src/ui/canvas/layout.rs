@@ -37,7 +37,10 @@ impl Rect {
     /// Fully inside `outer` (with a tolerance for rounding).
     #[cfg(test)]
     pub fn inside(&self, outer: &Rect) -> bool {
-        self.x >= outer.x - 0.5 && self.y >= outer.y - 0.5 && self.right() <= outer.right() + 0.5 && self.bottom() <= outer.bottom() + 0.5
+        self.x >= outer.x - 0.5
+            && self.y >= outer.y - 0.5
+            && self.right() <= outer.right() + 0.5
+            && self.bottom() <= outer.bottom() + 0.5
     }
     #[cfg(test)]
     pub fn overlaps(&self, o: &Rect) -> bool {
@@ -64,9 +67,10 @@ impl Target {
             Target::Broker(i) => view.brokers.get(*i).map(|b| format!("broker:{}", b.name)),
             Target::Consumer(i) => view.consumers.get(*i).map(|c| format!("consumer:{}", c.name)),
             Target::Producer(i) => view.producers.get(*i).map(|p| format!("producer:{}", p.name)),
-            Target::Partition(id) => view.topics.iter().find_map(|t| {
-                t.partitions.iter().find(|p| p.id == *id).map(|p| format!("partition:{}:{}", t.name, p.label))
-            }),
+            Target::Partition(id) => view
+                .topics
+                .iter()
+                .find_map(|t| t.partitions.iter().find(|p| p.id == *id).map(|p| format!("partition:{}:{}", t.name, p.label))),
             Target::More(id) => Some(format!("more:{id}")),
         }
     }
@@ -340,7 +344,15 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
         if !lines.is_empty() || more_lines > 0 {
             inner_y += 4.0;
         }
-        lay_partitions(&mut out, view, &topics[b], b, Rect::new(broker_x, inner_y, broker_w, (inner_bottom - inner_y).max(0.0)), line_h, pages);
+        lay_partitions(
+            &mut out,
+            view,
+            &topics[b],
+            b,
+            Rect::new(broker_x, inner_y, broker_w, (inner_bottom - inner_y).max(0.0)),
+            line_h,
+            pages,
+        );
         out.brokers.push(BrokerBox { index: b, rect, name_rect, lines, more_lines });
         y += h + gap_b;
     }
@@ -371,8 +383,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
     if total > fit_rows {
         // Cap each topic (title + k rows + a "+N more" row) until the broker fits, down to one row.
         for k in (1..=topics.iter().map(|t| t.parts.len()).max().unwrap_or(1)).rev() {
-            let need: usize =
-                topics.iter().map(|t| if t.parts.len() > k { k + 2 } else { units(t) }).sum();
+            let need: usize = topics.iter().map(|t| if t.parts.len() > k { k + 2 } else { units(t) }).sum();
             per_topic = k;
             if need <= fit_rows {
                 break;
@@ -458,7 +469,8 @@ mod tests {
     use crate::sim::model::parse;
     use crate::sim::presets::PRESETS;
 
-    const SIZES: [(f64, f64); 6] = [(560.0, 300.0), (760.0, 420.0), (980.0, 520.0), (1240.0, 560.0), (1880.0, 800.0), (3800.0, 1800.0)];
+    const SIZES: [(f64, f64); 6] =
+        [(560.0, 300.0), (760.0, 420.0), (980.0, 520.0), (1240.0, 560.0), (1880.0, 800.0), (3800.0, 1800.0)];
 
     fn check(name: &str, view: &View, w: f64, h: f64, pages: &Pages) -> Layout {
         let l = layout(view, w, h, pages);
@@ -488,9 +500,14 @@ mod tests {
         }
         // Everything is either shown or counted in a "+N more".
         let partitions: usize = view.topics.iter().filter(|t| !t.internal).map(|t| t.partitions.len()).sum();
-        let hidden_parts: usize = l.mores.iter().filter(|m| m.list.starts_with("topic:") || m.list.contains(":topics")).map(|m| m.hidden).sum();
+        let hidden_parts: usize =
+            l.mores.iter().filter(|m| m.list.starts_with("topic:") || m.list.contains(":topics")).map(|m| m.hidden).sum();
         assert!(l.rows.len() + hidden_parts >= partitions.min(1), "{name}: nothing shown");
-        assert_eq!(l.consumers.len() + l.mores.iter().filter(|m| m.list == "consumers").map(|m| m.hidden).sum::<usize>(), view.consumers.len(), "{name} at {w}x{h}");
+        assert_eq!(
+            l.consumers.len() + l.mores.iter().filter(|m| m.list == "consumers").map(|m| m.hidden).sum::<usize>(),
+            view.consumers.len(),
+            "{name} at {w}x{h}"
+        );
         l
     }
 

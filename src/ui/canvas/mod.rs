@@ -404,7 +404,8 @@ fn paint(
         let cell_w = bar.w / slots;
         let gap = if cell_w >= 4.0 { 1.0 } else { 0.0 };
         for (k, c) in cells.iter().enumerate() {
-            let r = Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
+            let r =
+                Rect::new(bar.x + k as f64 * cell_w + gap / 2.0, bar.y + 2.0, (cell_w - gap).max(0.8), (bar.h - 4.0).max(1.0));
             draw_cell(ctx, c, r, f);
         }
         for m in &p.marks {
@@ -450,8 +451,18 @@ fn paint(
     for m in &l.mores {
         font(ctx, f * 0.92, "600");
         ctx.set_fill_style_str(palette::INK);
-        let what = if m.list == "consumers" { "consumers" } else if m.list.ends_with(":topics") { "topics" } else { "partitions" };
-        let s = if m.wraps { format!("▸ {} more {what} · back to the first", m.hidden) } else { format!("▸ {} more {what} · next", m.hidden) };
+        let what = if m.list == "consumers" {
+            "consumers"
+        } else if m.list.ends_with(":topics") {
+            "topics"
+        } else {
+            "partitions"
+        };
+        let s = if m.wraps {
+            format!("▸ {} more {what} · back to the first", m.hidden)
+        } else {
+            format!("▸ {} more {what} · next", m.hidden)
+        };
         rounded(ctx, m.rect, 4.0);
         ctx.set_stroke_style_str(palette::LINE);
         ctx.set_line_width(1.0);
@@ -558,7 +569,8 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
     ctx.set_stroke_style_str(palette::EDGE);
     ctx.set_line_width(1.5);
     for p in &t.pulses {
-        let (Some(c), Some(b)) = (l.consumer_rect(p.consumer as usize), l.brokers.iter().find(|b| b.index == p.broker as usize)) else {
+        let (Some(c), Some(b)) = (l.consumer_rect(p.consumer as usize), l.brokers.iter().find(|b| b.index == p.broker as usize))
+        else {
             continue;
         };
         let k = ((clock - p.born) / DOT_MS).clamp(0.0, 1.0);
@@ -778,13 +790,18 @@ pub fn key(key: &str, sim: &dyn Simulation) -> Act {
                 .iter()
                 .find_map(|t| t.partitions.iter().find(|p| p.id == *pid).map(|p| (t, p)))
                 .map(|(t, p)| {
-                    let owners: Vec<&str> = p.owners.iter().filter_map(|o| view.consumers.get(*o as usize)).map(|c| c.name.as_str()).collect();
+                    let owners: Vec<&str> =
+                        p.owners.iter().filter_map(|o| view.consumers.get(*o as usize)).map(|c| c.name.as_str()).collect();
                     format!(
                         "{} {}: {} messages, owner {}",
                         t.name,
                         p.label,
                         p.log_end,
-                        if owners.is_empty() { p.unowned_reason.clone().unwrap_or_else(|| "none".into()) } else { owners.join(", ") }
+                        if owners.is_empty() {
+                            p.unowned_reason.clone().unwrap_or_else(|| "none".into())
+                        } else {
+                            owners.join(", ")
+                        }
                     )
                 })
                 .unwrap_or_default(),

@@ -5,11 +5,11 @@
 
 use leptos::prelude::*;
 
+use crate::sim::engine::Millis;
+use crate::sim::rocketmq::events::Event;
 use crate::sim::rocketmq::filterapi;
 use crate::sim::rocketmq::scenario::{action_value, Action, AllocationSpec, SendSpec, SubscriptionSpec};
 use crate::sim::rocketmq::sql92::{self, Sql92Version};
-use crate::sim::engine::Millis;
-use crate::sim::rocketmq::events::Event;
 use crate::sim::rocketmq::world::{is_system_topic, World};
 use crate::ui::state::{esc, Sim};
 

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use leptos::prelude::*;
 
-use crate::sim::rocketmq::world::World;
 use super::cost_plot::CostPlot;
+use crate::sim::rocketmq::world::World;
 use crate::ui::state::{esc, fmt_ms, Sim};
 
 /// Registry rows rendered at most (the rest are counted).
