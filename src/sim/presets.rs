@@ -21,6 +21,13 @@ pub const PRESETS: &[Preset] = &[
     preset!("consistent-group.json", "Consistent group (control)"),
     preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
     preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
+    preset!("kafka-eager-join.json", "Kafka: a 4th member joins an EAGER group (stop the world)"),
+    preset!("kafka-cooperative-join.json", "Kafka: a 4th member joins a COOPERATIVE group (two rebalances)"),
+    preset!("kafka-fetch-states.json", "Kafka: every FetchState (leader change, truncation, seeks)"),
+    preset!("kafka-new-group-latest.json", "Kafka: a new group starts at latest (records skipped)"),
+    preset!("kafka-crash-redelivery.json", "Kafka: a crash inside the auto-commit window (duplicates)"),
+    preset!("kafka-static-membership.json", "Kafka: static membership survives a restart"),
+    preset!("kafka-kip848-reconciliation.json", "Kafka: KIP-848 reconciliation (revoke before assign)"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {
@@ -42,7 +49,7 @@ mod tests {
         listed.sort();
         assert_eq!(files, listed, "static/scenarios and PRESETS disagree");
         for p in super::PRESETS {
-            crate::sim::rocketmq::scenario::parse_scenario(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
+            crate::sim::model::parse(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
         }
     }
 }

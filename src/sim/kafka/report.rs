@@ -317,14 +317,27 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
     let mut out = Vec::new();
     let grp = &w.groups[g];
     let members: Vec<&super::world::Consumer> = w.consumers.iter().filter(|c| c.group == g).collect();
-    let gens = generations(w, g).len();
-    if members
-        .iter()
-        .any(|c| c.protocol == GroupProtocol::Classic && rebalance_protocol(&c.config.assignors) == RebalanceProtocol::Eager)
-        && gens > 1
-    {
+    // EAGER rebalances: every member revokes everything; the pause lasts until its new assignment.
+    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.client_id).collect();
+    let (mut eager_revocations, mut longest_pause) = (0usize, 0u64);
+    let mut revoked_at: BTreeMap<&str, Millis> = BTreeMap::new();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Revoked { client, reason, .. } if clients.contains(&**client) && reason.starts_with("EAGER") => {
+                eager_revocations += 1;
+                revoked_at.insert(client, e.at);
+            }
+            Event::Assigned { client, .. } => {
+                if let Some(at) = revoked_at.remove(&**client) {
+                    longest_pause = longest_pause.max(e.at - at);
+                }
+            }
+            _ => {}
+        }
+    }
+    if eager_revocations > 0 {
         out.push(format!(
-            "{} uses EAGER rebalancing (partition.assignment.strategy starts with an eager assignor; the default [range, cooperative-sticky] is EAGER): each of its {gens} rebalances revoked every partition from every member, so the whole group stopped fetching until SyncGroup completed.",
+            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {eager_revocations} times and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms).",
             grp.name
         ));
     }
@@ -341,10 +354,32 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
             grp.name
         ));
     }
-    let dups = ix.deliveries.iter().filter(|((gg, _), d)| *gg == g && d.len() > 1).count();
-    if dups > 0 {
+    let (mut commit_gap, mut moved_back) = (0usize, 0usize);
+    for ((_, m), d) in ix.deliveries.range((g, 0)..=(g, MsgId::MAX)) {
+        if d.len() < 2 {
+            continue;
+        }
+        let msg = &w.messages[*m as usize];
+        let covered = ix
+            .commits
+            .get(&(g, msg.pid))
+            .and_then(|list| list.iter().rfind(|c| c.2 == d[0].0 && c.1 <= d[1].2))
+            .is_some_and(|c| c.3 > msg.offset);
+        if covered {
+            moved_back += 1;
+        } else {
+            commit_gap += 1;
+        }
+    }
+    if commit_gap > 0 {
         out.push(format!(
-            "{dups} records reached {} more than once: a consumer read them after its last commit and then stopped owning the partition (crash, poll timeout, revocation without a commit); the next owner started from the committed offset. With auto-commit the window is up to auto.commit.interval.ms of records.",
+            "{commit_gap} records reached {} more than once because a consumer read them after its last commit and then stopped owning the partition (crash, poll timeout, revocation without a commit): the next owner started from the committed offset. With auto-commit the window is up to auto.commit.interval.ms of records.",
+            grp.name
+        ));
+    }
+    if moved_back > 0 {
+        out.push(format!(
+            "{moved_back} records reached {} again after they had been committed, because a position moved back (seek, seekToBeginning, or a reset after truncation).",
             grp.name
         ));
     }

@@ -154,8 +154,9 @@ impl World {
         }
         match purpose {
             CommitPurpose::PrepareJoin => {
+                // `onJoinPrepare` picks the answer up in the application's next `poll()`.
                 self.consumers[c].classic.prepare_commit = None;
-                self.wake_now(c);
+                self.wake_if_waiting(c);
             }
             CommitPurpose::Reconcile => self.cg_reconcile_commit_done(c, id),
             CommitPurpose::AppSync => {

@@ -672,7 +672,8 @@ impl World {
     /// Records below a new position that the group never received (and will not now).
     pub(super) fn note_skipped(&mut self, c: usize, pid: u32, new_offset: u64, why: &str) {
         let g = self.consumers[c].group;
-        let from = self.groups[g].committed.get(&pid).map_or(0, |x| x.0);
+        let committed = self.groups[g].committed.get(&pid).map(|x| x.0);
+        let from = committed.unwrap_or(0);
         let p = &self.partitions[pid as usize];
         let to = new_offset.min(p.log_end());
         if from >= to {
@@ -684,7 +685,10 @@ impl World {
             return;
         }
         let (client, part) = (self.client(c), self.part(pid));
-        let reason = format!("{why}; the group never read them");
+        let reason = match committed {
+            Some(_) => format!("{why}; the group never read them"),
+            None => format!("{why}; the group had no committed offset and never read them"),
+        };
         self.emit(Event::Skipped { client, part, from, to, msgs, reason });
     }
 }
