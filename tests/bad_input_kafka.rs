@@ -1,7 +1,7 @@
 //! A corpus of broken Kafka scenarios: each gives an error naming the JSON path, and nothing
 //! panics (neither reading nor running what reads cleanly).
 
-use mqviz::sim::model::{parse as parse_scenario, Simulation};
+use mqviz::sim::model::parse as parse_scenario;
 
 const GOOD: &str = r#"{"format": "mqviz-scenario/1", "broker": "kafka", "until": 20000, "seed": 1,
   "brokers": [{"name": "b0"}, {"name": "b1"}],
