@@ -130,6 +130,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "filters" => crate::bench_filters::bench_filter_manager(),
         "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
         "kafka" => crate::bench_kafka::bench_kafka(),
+        "kafka-sim" => crate::bench_kafka_sim::bench_kafka_sim(n),
         "all" => {
             bench_throughput(n);
             bench_allocate();
@@ -137,9 +138,10 @@ pub fn main(args: &[String]) -> ExitCode {
             crate::bench_filters::bench_filter_manager();
             crate::bench_pulsar::bench_pulsar(n as usize);
             crate::bench_kafka::bench_kafka();
+            crate::bench_kafka_sim::bench_kafka_sim(n);
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, all)");
+            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, kafka, kafka-sim, all)");
             return ExitCode::from(2);
         }
     }

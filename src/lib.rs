@@ -11,5 +11,6 @@ pub mod ui;
 pub mod bench;
 pub mod bench_filters;
 pub mod bench_kafka;
+pub mod bench_kafka_sim;
 pub mod bench_pulsar;
 pub mod cli;

@@ -169,3 +169,61 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::kafka::scenario::parse_scenario;
+
+    fn world(protocol: &str) -> World {
+        let text = format!(
+            r#"{{"format": "mqviz-scenario/1", "broker": "kafka", "until": 30000,
+            "brokers": [{{"name": "b0"}}], "topics": [{{"name": "t", "partitions": 2}}],
+            "groups": [{{"name": "g", "protocol": "{protocol}", "consumers": [
+                {{"clientId": "a", "subscribe": ["t"]}}, {{"clientId": "b", "subscribe": ["t"], "startAt": 12000}}]}}]}}"#
+        );
+        let mut w = World::new(parse_scenario(&text).unwrap());
+        w.run_until(10_000);
+        w
+    }
+
+    fn commit_from(w: &mut World, generation: i32) -> Option<&'static str> {
+        let con = &w.consumers[0];
+        let member = match con.protocol {
+            GroupProtocol::Classic => con.classic.member_id.clone(),
+            GroupProtocol::Consumer => con.modern.member_id.clone(),
+        };
+        let request = CommitRequest {
+            c: 0,
+            inc: con.inc,
+            id: 0,
+            member,
+            instance: None,
+            generation,
+            offsets: vec![(0, 1, Some(0))],
+            kind: CommitKind::Sync,
+        };
+        w.validate_commit(0, &request)
+    }
+
+    #[test]
+    fn a_commit_from_a_past_generation_is_refused() {
+        let mut w = world("classic");
+        let generation = w.consumers[0].classic.generation;
+        assert_eq!(commit_from(&mut w, generation), None);
+        w.run_until(25_000);
+        assert_eq!(w.groups[0].classic.generation, generation + 1, "b joined");
+        assert_eq!(commit_from(&mut w, generation), Some("ILLEGAL_GENERATION"));
+        assert_eq!(commit_from(&mut w, -1), Some("ILLEGAL_GENERATION"), "a member id with no generation");
+    }
+
+    #[test]
+    fn a_commit_with_a_stale_member_epoch_is_refused() {
+        let mut w = world("consumer");
+        let epoch = w.consumers[0].modern.epoch;
+        assert_eq!(commit_from(&mut w, epoch), None);
+        w.run_until(25_000);
+        assert!(w.consumers[0].modern.epoch > epoch, "b's arrival moved a to a new epoch");
+        assert_eq!(commit_from(&mut w, epoch), Some("STALE_MEMBER_EPOCH"));
+    }
+}

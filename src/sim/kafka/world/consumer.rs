@@ -308,7 +308,7 @@ impl World {
         if !self.consumers[c].running() {
             return;
         }
-        self.leave_group_for_close(c, "unsubscribe()");
+        self.leave_group(c, "unsubscribe()", false);
         let before: Vec<TopicPartition> = self.consumers[c].subs.assigned_partitions().to_vec();
         let snaps: Vec<_> = before.iter().map(|tp| self.fetch_snapshot(c, tp)).collect();
         self.consumers[c].subs.unsubscribe();
@@ -321,10 +321,10 @@ impl World {
         self.consumers[c].modern = ModernClient::default();
     }
 
-    /// Commits (with auto-commit), runs the revocation callback and leaves the group, as
-    /// `close()` and `unsubscribe()` do.
-    fn leave_group_for_close(&mut self, c: usize, why: &'static str) {
-        if self.consumers[c].config.enable_auto_commit {
+    /// Runs the revocation callback and leaves the group, as `close()` and `unsubscribe()` do;
+    /// `close()` commits first with auto-commit.
+    fn leave_group(&mut self, c: usize, why: &'static str, closing: bool) {
+        if closing && self.consumers[c].config.enable_auto_commit {
             self.commit_all_consumed(c, CommitPurpose::Close);
         }
         let assigned: Vec<TopicPartition> = self.consumers[c].subs.assigned_partitions().to_vec();
@@ -346,7 +346,7 @@ impl World {
         if !self.consumers[c].running() {
             return;
         }
-        self.leave_group_for_close(c, "close()");
+        self.leave_group(c, "close()", true);
         self.consumers[c].life = life;
         let client = self.client(c);
         self.emit(Event::ConsumerClosed { client, reason });

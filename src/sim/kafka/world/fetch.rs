@@ -238,7 +238,7 @@ impl World {
             let mut end = entry.offset;
             while end < hw {
                 let r = p.records[end as usize];
-                let size = self.messages.get(r.msg as usize).map_or(64, |m| m.bytes as u64);
+                let size = r.bytes as u64;
                 if end > entry.offset && bytes + size > max_bytes as u64 {
                     break;
                 }

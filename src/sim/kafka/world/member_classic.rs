@@ -101,6 +101,10 @@ impl World {
 
     /// `ConsumerCoordinator.poll`: decides whether to (re)join and runs `onJoinPrepare`.
     pub(super) fn classic_poll(&mut self, c: usize) {
+        // A pattern is matched against fresh metadata before the first join.
+        if self.consumers[c].pattern.is_some() && !self.consumers[c].meta.known {
+            return;
+        }
         let subscription = self.consumers[c].subs.subscription();
         let cl = &self.consumers[c].classic;
         if cl.state == ClientState::Stable && !cl.rejoin_needed {

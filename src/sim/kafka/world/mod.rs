@@ -274,7 +274,7 @@ pub struct World {
     pub deliveries: Vec<Vec<u16>>,
     /// Keys in order of first use: a key's index is its colour key (at most `MAX_KEY_COLOURS`).
     pub key_labels: Vec<Name>,
-    key_index: BTreeMap<Name, u32>,
+    key_index: crate::sim::kafka::fast_hash::LookupMap<Name, u32>,
     /// (message, log event) pairs: the provenance index.
     pub msg_events: Vec<(MsgId, EventId)>,
     /// Held fetches (long polling), by id.
@@ -311,7 +311,7 @@ impl World {
             fates: Vec::new(),
             deliveries: Vec::new(),
             key_labels: Vec::new(),
-            key_index: BTreeMap::new(),
+            key_index: Default::default(),
             msg_events: Vec::new(),
             held: BTreeMap::new(),
             next_id: 0,
@@ -325,9 +325,15 @@ impl World {
         }
         w.rng = rng;
         w.producers = scenario.producers.iter().map(ProducerState::new).collect();
+        // Room for the records the scenario's scripts will send (bounded), so long runs do not
+        // keep copying their message table as it grows.
+        let scripted: u64 = scenario.producers.iter().flat_map(|p| &p.sends).map(|s| s.count as u64).sum();
+        let room = scripted.min(4_000_000) as usize;
+        w.messages.reserve(room);
+        w.fates.reserve(room);
+        w.deliveries = vec![Vec::with_capacity(room); scenario.groups.len()];
         for (gi, g) in scenario.groups.iter().enumerate() {
             w.groups.push(Group::new(g, w.coordinator_for(&g.name)));
-            w.deliveries.push(Vec::new());
             for c in &g.consumers {
                 let made = Consumer::new(&scenario, gi, c);
                 w.consumers.push(made);

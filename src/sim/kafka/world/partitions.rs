@@ -16,6 +16,8 @@ pub struct Rec {
     pub msg: MsgId,
     /// `partitionLeaderEpoch` of its batch.
     pub epoch: i32,
+    /// Key, value and record overhead: what `max.partition.fetch.bytes` and `batch.size` count.
+    pub bytes: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -166,7 +168,7 @@ mod tests {
             part: Part { pid: 0, label: Name::from("t-0") },
             leader: 0,
             epoch: epochs.last().map(|e| e.0).unwrap_or(0),
-            records: vec![Rec { msg: 0, epoch: 0 }; len],
+            records: vec![Rec { msg: 0, epoch: 0, bytes: 10 }; len],
             epochs,
         }
     }

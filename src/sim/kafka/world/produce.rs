@@ -3,7 +3,6 @@
 //! request and are appended as one batch, in send order.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::*;
@@ -64,8 +63,6 @@ pub struct Message {
     pub born_at: Millis,
     pub stored_at: Millis,
     pub key_colour: u32,
-    /// Key, value and record overhead: what `max.partition.fetch.bytes` and `batch.size` count.
-    pub bytes: u32,
 }
 
 /// `{i}` replaced by the record's index.
@@ -98,10 +95,12 @@ impl World {
             i + 1
         };
         let mut batches: BTreeMap<u32, Vec<Pending>> = BTreeMap::new();
-        let mut key = String::new();
-        for k in i..end.min(spec.count) {
-            if let Some(pending) = self.prepare_record(producer, send, &spec, k, &mut key) {
-                batches.entry(pending.0).or_default().push(pending.1);
+        if let Some(plan) = self.plan_script(producer, &spec) {
+            let mut key = String::new();
+            for k in i..end.min(spec.count) {
+                if let Some((pid, pending)) = self.prepare_record(producer, send, &spec, &plan, k, &mut key) {
+                    batches.entry(pid).or_default().push(pending);
+                }
             }
         }
         let latency = self.producer_latency(producer);
@@ -114,35 +113,57 @@ impl World {
         }
     }
 
-    /// `KafkaProducer.partition` for one record; `None` (logged) when it cannot be sent.
-    fn prepare_record(
-        &mut self,
-        producer: usize,
-        send: usize,
-        spec: &SendSpec,
-        i: u32,
-        key: &mut String,
-    ) -> Option<(u32, Pending)> {
+    /// What stays the same for every record of a script at this instant.
+    fn plan_script(&mut self, producer: usize, spec: &SendSpec) -> Option<ScriptPlan> {
         let Some(t) = self.topic_index(&spec.topic) else {
             let (id, topic) = (self.producers[producer].id.clone(), Name::from(spec.topic.as_str()));
             self.emit(Event::ProduceFailed { producer: id, topic, reason: "unknown topic".into() });
             return None;
         };
         let count = self.topics[t].pids.len() as i32;
-        let view = TopicView { num_partitions: count, available: (0..count).collect() };
+        let split = |template: &str| match template.split_once("{i}") {
+            Some((a, b)) => (a.to_string(), Some(b.to_string())),
+            None => (template.to_string(), None),
+        };
+        Some(ScriptPlan {
+            topic: t,
+            view: TopicView { num_partitions: count, available: (0..count).collect() },
+            key: spec.key.as_deref().map(split),
+            value: split(&spec.value),
+        })
+    }
+
+    /// `KafkaProducer.partition` for one record; `None` (logged) when it cannot be sent.
+    fn prepare_record(
+        &mut self,
+        producer: usize,
+        send: usize,
+        spec: &SendSpec,
+        plan: &ScriptPlan,
+        i: u32,
+        key: &mut String,
+    ) -> Option<(u32, Pending)> {
+        let count = plan.view.num_partitions;
         key.clear();
-        let key_bytes: Option<&[u8]> = match spec.key.as_deref() {
-            Some(template) => {
-                if template.contains("{i}") {
-                    let _ = write!(key, "{}", template.replace("{i}", &i.to_string()));
-                } else {
-                    key.push_str(template);
+        let key_bytes: Option<&[u8]> = match &plan.key {
+            Some((prefix, suffix)) => {
+                key.push_str(prefix);
+                if let Some(suffix) = suffix {
+                    push_decimal(key, i);
+                    if suffix.contains("{i}") {
+                        key.push_str(&suffix.replace("{i}", &i.to_string()));
+                    } else {
+                        key.push_str(suffix);
+                    }
                 }
                 Some(key.as_bytes())
             }
             None => None,
         };
-        let value_len = if spec.value.contains("{i}") { spec.value.len() + decimal_len(i) - 3 } else { spec.value.len() };
+        let value_len = match &plan.value {
+            (prefix, Some(suffix)) => prefix.len() + decimal_len(i) + rendered_len(suffix, i),
+            (prefix, None) => prefix.len(),
+        };
         let bytes = RECORD_OVERHEAD_BYTES + key_bytes.map_or(0, <[u8]>::len) as u32 + value_len as u32;
         let explicit = spec.partition.map(|p| p as i32);
         if let Some(p) = explicit {
@@ -153,7 +174,7 @@ impl World {
                 return None;
             }
         }
-        let chosen = self.producers[producer].partitioner.choose(&spec.topic, key_bytes, explicit, &view, &mut self.rng)?;
+        let chosen = self.producers[producer].partitioner.choose(&spec.topic, key_bytes, explicit, &plan.view, &mut self.rng)?;
         let choice = match chosen {
             PartitionChoice::Explicit(_) => Choice::Explicit,
             PartitionChoice::Keyed(_) => Choice::Keyed,
@@ -161,10 +182,10 @@ impl World {
             PartitionChoice::RoundRobin(_) => Choice::RoundRobin,
         };
         if choice == Choice::Sticky {
-            self.producers[producer].partitioner.record_appended(&spec.topic, bytes, true, &view, &mut self.rng);
+            self.producers[producer].partitioner.record_appended(&spec.topic, bytes, true, &plan.view, &mut self.rng);
         }
-        let key_colour = if spec.key.is_some() { self.key_colour(Some(key.as_str())) } else { crate::sim::model::NO_KEY };
-        let pid = self.topics[t].pids[chosen.partition() as usize];
+        let key_colour = if plan.key.is_some() { self.key_colour(Some(key.as_str())) } else { crate::sim::model::NO_KEY };
+        let pid = self.topics[plan.topic].pids[chosen.partition() as usize];
         self.producers[producer].sent += 1;
         Some((pid, Pending { send: send as u32, index: i, key_colour, bytes, born_at: self.now, choice }))
     }
@@ -178,7 +199,7 @@ impl World {
         let epoch = p.epoch;
         for (k, r) in records.iter().enumerate() {
             let msg = first_msg + k as MsgId;
-            p.records.push(Rec { msg, epoch });
+            p.records.push(Rec { msg, epoch, bytes: r.bytes });
             self.messages.push(Message {
                 producer: producer as u32,
                 send: r.send,
@@ -189,7 +210,6 @@ impl World {
                 born_at: r.born_at,
                 stored_at: self.now,
                 key_colour: r.key_colour,
-                bytes: r.bytes,
             });
         }
         self.fates.resize(self.messages.len(), Fate::Pending);
@@ -234,6 +254,41 @@ impl World {
     }
 }
 
+/// The length of `template` with every `{i}` replaced by `i`.
+fn rendered_len(template: &str, i: u32) -> usize {
+    if template.is_empty() {
+        return 0;
+    }
+    let n = template.matches("{i}").count();
+    template.len() + n * decimal_len(i) - n * 3
+}
+
+/// A send script's per-instant constants: topic, partitioner view, key and value templates split
+/// at their first `{i}`.
+struct ScriptPlan {
+    topic: usize,
+    view: TopicView,
+    key: Option<(String, Option<String>)>,
+    value: (String, Option<String>),
+}
+
+/// Appends `i` in decimal (the hot path of keyed sends; `write!` costs several times more).
+fn push_decimal(s: &mut String, mut i: u32) {
+    let mut digits = [0u8; 10];
+    let mut n = 0;
+    loop {
+        digits[n] = b'0' + (i % 10) as u8;
+        n += 1;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    for &d in digits[..n].iter().rev() {
+        s.push(d as char);
+    }
+}
+
 fn decimal_len(mut i: u32) -> usize {
     let mut n = 1;
     while i >= 10 {
@@ -241,4 +296,21 @@ fn decimal_len(mut i: u32) -> usize {
         n += 1;
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_rendering_matches_display() {
+        for i in [0u32, 7, 10, 99, 100, 12_345, u32::MAX] {
+            let mut s = String::from("k");
+            push_decimal(&mut s, i);
+            assert_eq!(s, format!("k{i}"));
+            assert_eq!(decimal_len(i), i.to_string().len());
+        }
+        assert_eq!(rendered_len("-{i}-{i}", 42), "-42-42".len());
+        assert_eq!(render("v{i}", 3), "v3");
+    }
 }
