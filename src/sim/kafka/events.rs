@@ -245,11 +245,12 @@ pub enum Event {
         epoch: i32,
         reason: String,
     },
+    /// The new target: each member (by client id) and its target partitions.
     TargetComputed {
         group: Name,
         epoch: i32,
         assignor: &'static str,
-        result: String,
+        members: Vec<(Name, Vec<Part>)>,
     },
     MemberReconciled {
         group: Name,
@@ -466,8 +467,12 @@ impl Display for Event {
             ),
             Event::JoinRejected { group, client, error } => write!(f, "join-rejected {group} {client}: {error}"),
             Event::GroupEpochBumped { group, epoch, reason } => write!(f, "group-epoch {group} {epoch} ({reason})"),
-            Event::TargetComputed { group, epoch, assignor, result } => {
-                write!(f, "target-assignment {group} epoch {epoch} ({assignor}): {result}")
+            Event::TargetComputed { group, epoch, assignor, members } => {
+                write!(f, "target-assignment {group} epoch {epoch} ({assignor}):")?;
+                for (client, parts) in members {
+                    write!(f, " {client}={}", PartList(parts))?;
+                }
+                Ok(())
             }
             Event::MemberReconciled { group, client, epoch, state, assigned, pending } => write!(
                 f,

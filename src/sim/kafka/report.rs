@@ -279,28 +279,46 @@ fn rebalance_name(w: &World, g: usize) -> &'static str {
     }
 }
 
-/// Per generation (classic) or member epoch (KIP-848): who got what, what each member gave up
-/// before it and what it gained.
+/// Per generation (classic): who got what, what each member gave up before it and what it gained.
+/// Per target epoch (KIP-848): the coordinator's target, and what left or joined each member's
+/// target since the previous one.
 fn generations(w: &World, g: usize) -> Vec<Value> {
     let name = &w.groups[g].name;
     let mut pending_revoked: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
     let mut gens: BTreeMap<i32, GenerationMaps> = BTreeMap::new();
+    let mut previous_target: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
     let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect();
     for e in w.log.entries() {
         match &e.kind {
             Event::Revoked { client, partitions, .. } if members.contains(&**client) => {
                 pending_revoked.entry(client.clone()).or_default().extend(part_names(partitions));
             }
-            Event::Assigned { client, group, generation: number, assigned, revoked, added }
-            | Event::Reconciled { client, group, epoch: number, assigned, revoked, added }
-                if group == name =>
-            {
-                let entry = gens.entry(*number).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
+            Event::Assigned { client, group, generation, assigned, revoked, added } if group == name => {
+                let entry = gens.entry(*generation).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
                 let mut gone = pending_revoked.remove(client).unwrap_or_default();
                 gone.extend(part_names(revoked));
                 entry.1.insert(client.to_string(), json!(part_names(assigned)));
                 entry.2.insert(client.to_string(), json!(gone.into_iter().collect::<Vec<_>>()));
                 entry.3.insert(client.to_string(), json!(part_names(added)));
+            }
+            Event::TargetComputed { group, epoch, members: targets, .. } if group == name => {
+                let entry = gens.entry(*epoch).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
+                let mut next: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
+                for (client, parts) in targets {
+                    let now: BTreeSet<String> = part_names(parts).into_iter().collect();
+                    let before = previous_target.get(client).cloned().unwrap_or_default();
+                    entry.1.insert(client.to_string(), json!(now.iter().collect::<Vec<_>>()));
+                    entry.2.insert(client.to_string(), json!(before.difference(&now).collect::<Vec<_>>()));
+                    entry.3.insert(client.to_string(), json!(now.difference(&before).collect::<Vec<_>>()));
+                    next.insert(client.clone(), now);
+                }
+                // Members that left the target gave up everything they had in it.
+                for (client, before) in &previous_target {
+                    if !next.contains_key(client) && !before.is_empty() {
+                        entry.2.insert(client.to_string(), json!(before.iter().collect::<Vec<_>>()));
+                    }
+                }
+                previous_target = next;
             }
             _ => {}
         }

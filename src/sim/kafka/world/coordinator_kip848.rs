@@ -334,17 +334,17 @@ impl World {
         match server_assignor::assign(assignor, &image, &members) {
             Ok(result) => {
                 let mut target = TargetAssignment { epoch, members: BTreeMap::new() };
-                let mut text = Vec::new();
+                let mut shown = Vec::new();
                 for m in &self.groups[g].modern.members {
                     let topics = result.get(&*m.id).cloned().unwrap_or_default();
                     let parts: Partitions = topics.iter().map(|(t, ps)| (t.to_string(), ps.iter().copied().collect())).collect();
-                    text.push(format!("{}={}", m.client_id, crate::sim::kafka::events::PartList(&self.parts_of(&parts))));
+                    shown.push((m.client_id.clone(), self.parts_of(&parts)));
                     target.members.insert(m.id.to_string(), parts);
                 }
                 let mg = &mut self.groups[g].modern;
                 mg.target = target;
                 mg.assignor = Some(assignor);
-                self.emit(Event::TargetComputed { group, epoch, assignor: assignor.name(), result: text.join(" ") });
+                self.emit(Event::TargetComputed { group, epoch, assignor: assignor.name(), members: shown });
             }
             Err(e) => {
                 self.emit(Event::AssignorFailed { group, leader: Name::from("coordinator"), error: e.to_string() });
