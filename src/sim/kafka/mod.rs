@@ -13,7 +13,8 @@
 //! The simulation model built on them, behind the broker-neutral seam (`sim::model`):
 //! - [`scenario`]: the Kafka section of a scenario (reader, writer, consumer settings);
 //! - [`world`]: brokers with partition logs, producers, both group coordinators, consumers;
-//! - [`events`]: the typed event log; [`seam`]: `impl Simulation`; [`report`]: the run report.
+//! - [`events`]: the typed event log; [`seam`]: `impl Simulation`; [`report`]: the run report;
+//!   [`timeline`]: state spans for a Gantt view.
 
 pub mod assignor;
 pub mod classic_group;
@@ -30,5 +31,6 @@ pub mod scenario;
 pub mod seam;
 pub mod server_assignor;
 pub mod subscription_state;
+pub mod timeline;
 pub mod uuid;
 pub mod world;
