@@ -329,3 +329,12 @@ fn mutated_scenarios_never_panic() {
     }
     assert!(ran > 20, "only {ran} mutants ran");
 }
+
+#[test]
+fn absurd_clusters_are_errors() {
+    let topics: Vec<serde_json::Value> =
+        (0..20).map(|i| serde_json::json!({"name": format!("t{i}"), "partitions": 100_000})).collect();
+    expect_error(&with(|v| v["topics"] = serde_json::json!(topics)), "partitions in all is more than the 1000000");
+    let brokers: Vec<serde_json::Value> = (0..1_500).map(|i| serde_json::json!({"name": format!("b{i}")})).collect();
+    expect_error(&with(|v| v["brokers"] = serde_json::json!(brokers)), "$.brokers: 1500 brokers");
+}

@@ -13,6 +13,10 @@ use crate::sim::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_M
 
 /// The largest partition count of a topic (the assignors refuse far larger counts).
 pub const MAX_PARTITIONS: u64 = 100_000;
+/// The most partitions a cluster may have in all (topics created or grown by the timeline count).
+pub const MAX_TOTAL_PARTITIONS: u64 = 1_000_000;
+/// The most brokers a cluster may have (each consumer keeps per-broker fetch state).
+pub const MAX_BROKERS: usize = 1_000;
 /// The largest `batch.size`.
 const MAX_BATCH_SIZE: u64 = 1 << 30;
 
@@ -547,6 +551,9 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
     if s.brokers.is_empty() {
         e.push("$.brokers", "at least one broker is required");
     }
+    if s.brokers.len() > MAX_BROKERS {
+        e.push("$.brokers", format!("{} brokers is more than the {MAX_BROKERS} the simulator accepts", s.brokers.len()));
+    }
     let mut brokers = BTreeSet::new();
     for (i, b) in s.brokers.iter().enumerate() {
         if !brokers.insert(b.name.as_str()) {
@@ -571,6 +578,13 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
         check_topic(t, &format!("$.topics[{i}]"), e);
     }
     let counts = topic_counts(s);
+    let total_partitions: u64 = counts.values().map(|n| *n as u64).sum();
+    if total_partitions > MAX_TOTAL_PARTITIONS {
+        e.push(
+            "$.topics",
+            format!("{total_partitions} partitions in all is more than the {MAX_TOTAL_PARTITIONS} the simulator accepts"),
+        );
+    }
     let mut total_messages: u64 = 0;
     let mut producers = BTreeSet::new();
     for (i, p) in s.producers.iter().enumerate() {
