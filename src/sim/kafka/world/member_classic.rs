@@ -254,11 +254,7 @@ impl World {
                 self.consumers[c].classic.rejoin_reason = "rejoin with the member id the coordinator gave".into();
                 self.send_join(c);
             }
-            Err(("UNKNOWN_MEMBER_ID", _)) => {
-                self.consumers[c].classic.member_id = Name::from("");
-                self.consumers[c].classic.state = ClientState::Unjoined;
-                self.request_rejoin(c, "JoinGroup: UNKNOWN_MEMBER_ID");
-            }
+            Err(("UNKNOWN_MEMBER_ID", _)) => self.reset_generation(c, false, "JoinGroup: UNKNOWN_MEMBER_ID"),
             Err((fatal @ ("FENCED_INSTANCE_ID" | "INCONSISTENT_GROUP_PROTOCOL" | "INVALID_SESSION_TIMEOUT"), _)) => {
                 self.consumers[c].classic.state = ClientState::Unjoined;
                 let text = match fatal {
