@@ -131,6 +131,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "pulsar" => crate::bench_pulsar::bench_pulsar(n as usize),
         "kafka" => crate::bench_kafka::bench_kafka(),
         "pulsar-sim" => crate::bench_pulsar_sim::bench_pulsar_sim(n as usize),
+        "kafka-sim" => crate::bench_kafka_sim::bench_kafka_sim(n),
         "all" => {
             bench_throughput(n);
             bench_allocate();
@@ -139,9 +140,12 @@ pub fn main(args: &[String]) -> ExitCode {
             crate::bench_pulsar::bench_pulsar(n as usize);
             crate::bench_kafka::bench_kafka();
             crate::bench_pulsar_sim::bench_pulsar_sim(n as usize);
+            crate::bench_kafka_sim::bench_kafka_sim(n);
         }
         other => {
-            eprintln!("unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, pulsar-sim, all)");
+            eprintln!(
+                "unknown benchmark {other} (throughput, allocate, sql92, filters, pulsar, pulsar-sim, kafka, kafka-sim, all)"
+            );
             return ExitCode::from(2);
         }
     }

@@ -11,6 +11,7 @@ pub mod ui;
 pub mod bench;
 pub mod bench_filters;
 pub mod bench_kafka;
+pub mod bench_kafka_sim;
 pub mod bench_pulsar;
 pub mod bench_pulsar_sim;
 pub mod cli;

@@ -29,6 +29,13 @@ pub const PRESETS: &[Preset] = &[
     preset!("pulsar-key-shared-join.json", "Pulsar Key_Shared: a consumer joins (PIP-379 draining hashes)"),
     preset!("pulsar-failover.json", "Pulsar Failover: priority, modulo pick, delay and rewind"),
     preset!("pulsar-shared-dlq.json", "Pulsar Shared: poison messages to the dead-letter topic"),
+    preset!("kafka-eager-join.json", "Kafka: a 4th member joins an EAGER group (stop the world)"),
+    preset!("kafka-cooperative-join.json", "Kafka: a 4th member joins a COOPERATIVE group (two rebalances)"),
+    preset!("kafka-fetch-states.json", "Kafka: every FetchState (leader change, truncation, seeks)"),
+    preset!("kafka-new-group-latest.json", "Kafka: a new group starts at latest (records skipped)"),
+    preset!("kafka-crash-redelivery.json", "Kafka: a crash inside the auto-commit window (duplicates)"),
+    preset!("kafka-static-membership.json", "Kafka: static membership survives a restart"),
+    preset!("kafka-kip848-reconciliation.json", "Kafka: KIP-848 reconciliation (revoke before assign)"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {

@@ -137,6 +137,13 @@ pub const TOURS: &[(&str, &str)] = &[
     ("consistent-group.json", include_str!("../../static/tours/consistent-group.json")),
     ("sql92-filter.json", include_str!("../../static/tours/sql92-filter.json")),
     ("filter-manager-heartbeat-cost.json", include_str!("../../static/tours/filter-manager-heartbeat-cost.json")),
+    ("kafka-eager-join.json", include_str!("../../static/tours/kafka-eager-join.json")),
+    ("kafka-cooperative-join.json", include_str!("../../static/tours/kafka-cooperative-join.json")),
+    ("kafka-fetch-states.json", include_str!("../../static/tours/kafka-fetch-states.json")),
+    ("kafka-new-group-latest.json", include_str!("../../static/tours/kafka-new-group-latest.json")),
+    ("kafka-crash-redelivery.json", include_str!("../../static/tours/kafka-crash-redelivery.json")),
+    ("kafka-static-membership.json", include_str!("../../static/tours/kafka-static-membership.json")),
+    ("kafka-kip848-reconciliation.json", include_str!("../../static/tours/kafka-kip848-reconciliation.json")),
 ];
 
 /// The tour of a preset file, if it has one.

@@ -17,7 +17,7 @@ pub struct ModelTab {
 pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
     match kind {
         Some(BrokerKind::RocketMq) => &[ModelTab { label: "Filters", testid: "tab-filters" }],
-        Some(BrokerKind::Pulsar) | None => &[],
+        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => &[],
     }
 }
 
@@ -33,7 +33,7 @@ pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -
 pub fn editor(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
-        Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -41,7 +41,7 @@ pub fn editor(kind: Option<BrokerKind>) -> AnyView {
 pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
-        Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 
@@ -49,7 +49,7 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
 pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
-        Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
     }
 }
 

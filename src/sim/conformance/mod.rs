@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 pub use compare::matches;
 
-/// Kinds this build can run. Other kinds (Kafka, Pulsar) are reported as unsupported.
+/// Kinds this build can run (RocketMQ, Pulsar and Kafka); any other kind is reported as unsupported.
 pub const SUPPORTED_KINDS: &[&str] = &[
     "rocketmq.allocate",
     "rocketmq.filterapi",

@@ -9,15 +9,28 @@
 //! - [`server_assignor`]: KIP-848 coordinator assignors (§3).
 //! - [`fetch_state`], [`subscription_state`]: the consumer's `SubscriptionState` (§4).
 //! - [`reconciliation`]: KIP-848 member reconciliation and epochs (§3).
+//!
+//! The simulation model built on them, behind the broker-neutral seam (`sim::model`):
+//! - [`scenario`]: the Kafka section of a scenario (reader, writer, consumer settings);
+//! - [`world`]: brokers with partition logs, producers, both group coordinators, consumers;
+//! - [`events`]: the typed event log; [`seam`]: `impl Simulation`; [`report`]: the run report;
+//!   [`timeline`]: state spans for a Gantt view.
 
 pub mod assignor;
 pub mod classic_group;
+pub mod events;
 pub mod fast_hash;
 pub mod fetch_state;
 pub mod java_order;
 pub mod murmur2;
 pub mod partitioner;
+pub mod pattern;
 pub mod reconciliation;
+pub mod report;
+pub mod scenario;
+pub mod seam;
 pub mod server_assignor;
 pub mod subscription_state;
+pub mod timeline;
 pub mod uuid;
+pub mod world;

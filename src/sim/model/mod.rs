@@ -23,16 +23,18 @@ pub use view::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BrokerKind {
     RocketMq,
+    Kafka,
     Pulsar,
 }
 
 impl BrokerKind {
-    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq, BrokerKind::Pulsar];
+    pub const ALL: &'static [BrokerKind] = &[BrokerKind::RocketMq, BrokerKind::Kafka, BrokerKind::Pulsar];
 
     /// The scenario's `broker` value.
     pub fn name(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "rocketmq",
+            BrokerKind::Kafka => "kafka",
             BrokerKind::Pulsar => "pulsar",
         }
     }
@@ -41,6 +43,7 @@ impl BrokerKind {
     pub fn title(self) -> &'static str {
         match self {
             BrokerKind::RocketMq => "RocketMQ",
+            BrokerKind::Kafka => "Kafka",
             BrokerKind::Pulsar => "Apache Pulsar",
         }
     }
@@ -165,6 +168,10 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
         Some(BrokerKind::RocketMq) => {
             let s = crate::sim::rocketmq::scenario::parse_scenario_value(v)?;
             Ok(Box::new(crate::sim::rocketmq::world::World::new(s)))
+        }
+        Some(BrokerKind::Kafka) => {
+            let s = crate::sim::kafka::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::sim::kafka::world::World::new(s)))
         }
         Some(BrokerKind::Pulsar) => {
             let s = crate::sim::pulsar::scenario::parse_scenario_value(v)?;

@@ -378,6 +378,20 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
     // Items: a title (topics with several partitions) and its rows; a one-partition topic is one row.
     let units = |t: &TopicPart| t.parts.len() + usize::from(t.parts.len() > 1);
     let total: usize = topics.iter().map(units).sum();
+    // Room for one row only, and more to show: say how many, and nothing else.
+    if fit_rows < 2 && total > 1 {
+        if area.h >= 10.0 {
+            let parts: usize = topics.iter().map(|t| t.parts.len()).sum();
+            out.mores.push(More {
+                list: format!("broker:{broker}:topics"),
+                hidden: parts,
+                shown: 0,
+                wraps: true,
+                rect: Rect::new(x, area.y, w, area.h.min(row_min)),
+            });
+        }
+        return;
+    }
     // Decide how many partitions each topic may show: all, or pages of `per_topic`.
     let mut per_topic = usize::MAX;
     if total > fit_rows {
@@ -410,6 +424,15 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
         (0, topics.len(), false)
     };
     let used: usize = topics[t_start..t_start + t_shown].iter().map(shown_units).sum::<usize>() + usize::from(t_paged);
+    if used as f64 * row_min > area.h + 0.5 {
+        // Even a page does not fit: say how many partitions there are, and nothing else.
+        if area.h >= 10.0 {
+            let parts: usize = topics.iter().map(|t| t.parts.len()).sum();
+            let rect = Rect::new(x, area.y, w, area.h.min(row_min));
+            out.mores.push(More { list: format!("broker:{broker}:topics"), hidden: parts, shown: 0, wraps: true, rect });
+        }
+        return;
+    }
     let row_h = (area.h / used.max(1) as f64).clamp(row_min.min(area.h.max(1.0)), row_max);
     let mut y = area.y;
     for t in &topics[t_start..t_start + t_shown] {

@@ -645,7 +645,9 @@ fn paint(
         } else {
             "partitions"
         };
-        let s = if m.wraps {
+        let s = if m.shown == 0 {
+            format!("{} partitions (enlarge to see them)", m.hidden)
+        } else if m.wraps {
             format!("▸ {} more {what} · back to the first", m.hidden)
         } else {
             format!("▸ {} more {what} · next", m.hidden)

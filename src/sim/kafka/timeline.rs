@@ -1,0 +1,116 @@
+//! State spans for a Gantt view, read from the log: each consumer's FetchState per partition
+//! (UNASSIGNED gaps make an eager stop-the-world visible at a glance), each classic group's state
+//! and each KIP-848 member's reconciliation state on the coordinator.
+
+use std::collections::BTreeMap;
+
+use super::events::Event;
+use super::world::World;
+use crate::sim::engine::Millis;
+
+/// One lane's state from `from` until `to` (`None`: still in it when the log ends).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub state: &'static str,
+    pub from: Millis,
+    pub to: Option<Millis>,
+}
+
+/// A lane of spans, named by what it follows (`c1 orders-3`, `group billing`, `member c2`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub name: String,
+    pub spans: Vec<Span>,
+}
+
+fn push(lanes: &mut BTreeMap<String, Vec<Span>>, name: String, state: &'static str, at: Millis) {
+    let spans = lanes.entry(name).or_default();
+    if let Some(last) = spans.last_mut() {
+        if last.to.is_none() {
+            if last.state == state {
+                return;
+            }
+            last.to = Some(at);
+        }
+    }
+    spans.push(Span { state, from: at, to: None });
+}
+
+fn lanes(map: BTreeMap<String, Vec<Span>>) -> Vec<Lane> {
+    map.into_iter().map(|(name, spans)| Lane { name, spans }).collect()
+}
+
+/// Per consumer and partition: INITIALIZING, AWAIT_RESET, AWAIT_VALIDATION, FETCHING, UNASSIGNED.
+pub fn fetch_state_lanes(w: &World) -> Vec<Lane> {
+    let mut out = BTreeMap::new();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::FetchStateChanged { client, part, to, .. } => push(&mut out, format!("{client} {part}"), to, e.at),
+            Event::ConsumerCrashed { client } | Event::ConsumerClosed { client, .. } => {
+                let prefix = format!("{client} ");
+                for (_, spans) in out.iter_mut().filter(|(n, _)| n.starts_with(&prefix)) {
+                    if let Some(last) = spans.last_mut().filter(|s| s.to.is_none() && s.state != "UNASSIGNED") {
+                        last.to = Some(e.at);
+                        spans.push(Span { state: "UNASSIGNED", from: e.at, to: None });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    lanes(out)
+}
+
+/// Per classic group its coordinator state; per KIP-848 member its reconciliation state.
+pub fn group_lanes(w: &World) -> Vec<Lane> {
+    let mut out = BTreeMap::new();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::GroupStateChanged { group, to, .. } => push(&mut out, format!("group {group}"), to, e.at),
+            Event::MemberReconciled { group, client, state, .. } => {
+                push(&mut out, format!("{group} member {client}"), state, e.at)
+            }
+            Event::MemberFenced { group, client, .. } => push(&mut out, format!("{group} member {client}"), "GONE", e.at),
+            Event::StaticMemberLeft { group, client } => {
+                push(&mut out, format!("{group} member {client}"), "LEFT (epoch -2)", e.at)
+            }
+            _ => {}
+        }
+    }
+    lanes(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::kafka::scenario::parse_scenario;
+    use crate::sim::presets::by_file;
+
+    fn run(file: &str) -> World {
+        let mut w = World::new(parse_scenario(by_file(file).unwrap().text).unwrap());
+        w.run_to_end();
+        w
+    }
+
+    #[test]
+    fn an_eager_rebalance_shows_as_unassigned_gaps() {
+        let w = run("kafka-eager-join.json");
+        let lanes = fetch_state_lanes(&w);
+        let c1 = lanes.iter().find(|l| l.name == "c1 orders-0").unwrap();
+        let states: Vec<&str> = c1.spans.iter().map(|s| s.state).collect();
+        assert_eq!(&states[..4], ["INITIALIZING", "AWAIT_RESET", "FETCHING", "UNASSIGNED"], "{states:?}");
+        let gap = &c1.spans[3];
+        assert!(gap.to.unwrap() - gap.from > 1_000, "{gap:?}");
+        let groups = group_lanes(&w);
+        assert!(groups[0].spans.iter().any(|s| s.state == "PREPARING_REBALANCE"));
+    }
+
+    #[test]
+    fn kip848_members_show_their_reconciliation_states() {
+        let w = run("kafka-kip848-reconciliation.json");
+        let lanes = group_lanes(&w);
+        let c3 = lanes.iter().find(|l| l.name == "fulfilment member c3").unwrap();
+        let states: Vec<&str> = c3.spans.iter().map(|s| s.state).collect();
+        assert_eq!(&states[..3], ["UNRELEASED_PARTITIONS", "STABLE", "LEFT (epoch -2)"], "{states:?}");
+    }
+}
