@@ -3,6 +3,8 @@
 use super::*;
 
 impl World {
+    /// `OffsetStore.persist(mq)`: CLUSTERING sends a one-way commit to the queue's broker;
+    /// BROADCASTING writes the local offset file.
     pub(super) fn persist_one(&mut self, c: usize, mq: &MessageQueue) {
         let con = &self.consumers[c];
         let Some(&offset) = con.offsets.get(mq) else { return };
@@ -15,10 +17,19 @@ impl World {
         self.schedule(latency, Action::OffsetCommitArrive { broker: b, group, mq: mq.clone(), offset });
     }
 
+    /// `persistAllConsumerOffset`: every queue in the ProcessQueue table.
     pub(super) fn persist_offsets(&mut self, c: usize) {
         let mqs: Vec<MessageQueue> = self.consumers[c].pqs.keys().cloned().collect();
         for mq in mqs {
             self.persist_one(c, &mq);
         }
+    }
+
+    /// `ConsumerOffsetManager.commitOffset`: the broker takes any commit that reaches it, even
+    /// from a client that has since crashed or lost the queue (it overwrites, and may go back).
+    pub(super) fn handle_offset_commit(&mut self, b: usize, group: Name, mq: MessageQueue, offset: u64) {
+        self.brokers[b].offsets.insert((mq.topic.clone(), group.to_string(), mq.queue_id), offset);
+        let bname = self.brokers[b].name.clone();
+        self.emit(Event::OffsetCommitted { broker: bname, group, mq, offset });
     }
 }

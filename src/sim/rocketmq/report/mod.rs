@@ -5,10 +5,18 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
+mod unconsumed;
+mod warnings;
+
+pub use unconsumed::{why_unconsumed, Unconsumed};
+pub use warnings::group_warnings;
+
 use super::allocate;
-use super::events::{Event, MsgId};
+use super::duplicates::find_duplicates;
+use super::events::MsgId;
 use super::store::Message;
-use super::types::{is_retry_topic, java_str_cmp, MessageModel, MessageQueue};
+use super::types::{java_str_cmp, MessageModel, MessageQueue};
+use super::world::ConsumptionRecord;
 use super::world::{is_system_topic, World};
 use crate::sim::engine::EventId;
 
@@ -35,6 +43,16 @@ impl Provenance {
 
     pub fn events(&self, root: MsgId) -> &[EventId] {
         self.by_root.get(&root).map(Vec::as_slice).unwrap_or(&[])
+    }
+}
+
+/// A consumer as reports name it: its name, with its clientId when that differs.
+pub fn who(w: &World, c: usize) -> String {
+    let con = &w.consumers[c];
+    if con.name == con.client_id {
+        con.name.to_string()
+    } else {
+        format!("{} (clientId {})", con.name, con.client_id)
     }
 }
 
@@ -101,186 +119,32 @@ pub fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[us
     out
 }
 
-fn subs_text(w: &World, c: usize) -> BTreeSet<String> {
-    w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect()
-}
-
-/// Warnings for one group, each with its consequence spelled out.
-pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> {
-    let mut out = Vec::new();
-    let running: Vec<usize> = members.iter().copied().filter(|&c| w.consumers[c].running).collect();
-    let considered: Vec<usize> = if running.len() >= 2 { running.clone() } else { members.to_vec() };
-    let sets: Vec<BTreeSet<String>> = considered.iter().map(|&c| subs_text(w, c)).collect();
-    if sets.windows(2).any(|p| p[0] != p[1]) {
-        let listing: Vec<String> = considered
-            .iter()
-            .zip(&sets)
-            .map(|(&c, s)| format!("{} {{{}}}", w.consumers[c].client_id, s.iter().cloned().collect::<Vec<_>>().join(", ")))
-            .collect();
-        let mut text = format!("Different subscription in the same group {group}: {}.", listing.join("; "));
-        // Same topic, different expressions: one table entry per topic, so one expression wins.
-        let mut by_topic: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        let mut topic_users: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-        for &c in &considered {
-            for s in &w.consumers[c].spec.subscriptions {
-                by_topic.entry(&s.topic).or_default().insert(&s.expression);
-                topic_users.entry(&s.topic).or_default().insert(c);
-            }
-        }
-        for (topic, exprs) in &by_topic {
-            if exprs.len() > 1 {
-                let table = w.brokers.iter().find_map(|b| b.groups.get(group).and_then(|g| g.subscription_table.get(*topic)));
-                let writer = w.brokers.iter().find_map(|b| b.table_writer.get(&(group.to_string(), topic.to_string())));
-                match (table, writer) {
-                    (Some(t), Some(wr)) => text.push_str(&format!(
-                        " Consequence: the broker keeps one expression per topic, so {topic} is filtered with {:?} (from {wr}'s heartbeat, subVersion {}) for every member; members with another expression drop what the broker sends them and their queues' offsets move past it, so those messages are lost for the group.",
-                        t.sub_string, t.sub_version
-                    )),
-                    _ => text.push_str(&format!(" Consequence: the broker keeps one expression per topic, so only one of {exprs:?} is applied to {topic} for the whole group; messages other members want are silently lost.")),
-                }
-            }
-        }
-        for (topic, users) in &topic_users {
-            let non: Vec<String> =
-                considered.iter().filter(|c| !users.contains(c)).map(|&c| w.consumers[c].client_id.to_string()).collect();
-            if !non.is_empty() && w.consumers[considered[0]].model == MessageModel::Clustering {
-                text.push_str(&format!(
-                    " Consequence: {} do(es) not subscribe {topic} but still count(s) as member(s) when its queues are allocated, so those queues are never pulled and their messages pile up; the broker's table also flips between topics with each heartbeat, and pulls fail with SUBSCRIPTION_NOT_EXIST meanwhile.",
-                    non.join(", ")
-                ));
-            }
-        }
-        out.push(text);
-    }
-    for &c in members {
-        if let Some(e) = &w.consumers[c].start_error {
-            out.push(format!("{} failed to start: {e}. Its queues are not consumed by this group.", w.consumers[c].client_id));
-        }
-    }
-    for (topic, queues) in assignment(w, members) {
-        if is_retry_topic(&topic) {
-            continue;
-        }
-        let alloc = allocation_by_strategy(w, group, &topic, members);
-        let orphans: Vec<String> = queues
-            .iter()
-            .filter(|(_, h)| h.is_none())
-            .map(|(mq, _)| match alloc.get(mq) {
-                Some(cid) => format!("{} (allocated to {cid}, which does not pull it)", mq.short()),
-                None => mq.short(),
-            })
-            .collect();
-        if !orphans.is_empty() && !running.is_empty() {
-            out.push(format!(
-                "Queues of {topic} with no owner in {group}: {}. Messages there are not consumed by this group.",
-                orphans.join(", ")
-            ));
-        }
-    }
-    out
-}
-
-/// Why a message was not consumed by a group, from its provenance. Returns (reason, events).
-fn unconsumed_reason(
-    w: &World,
-    prov: &Provenance,
-    root: MsgId,
-    group: &str,
-    members: &[usize],
-    holder: Option<&str>,
-) -> (String, Vec<u32>) {
-    let member_names: BTreeSet<&str> = members.iter().map(|&c| &*w.consumers[c].client_id).collect();
-    let events = prov.events(root);
-    let mut ids = Vec::new();
-    let mut reason = None;
-    let m = &w.messages[root as usize];
-    for &e in events.iter().rev() {
-        let Some(entry) = w.log.get(e) else { continue };
-        match &entry.kind {
-            Event::ClientFiltered { client, expression, .. } if member_names.contains(&**client) => {
-                ids.push(e.0);
-                reason = Some(format!(
-                    "{client} pulled it (the broker's filter for the group let tag {} through) and dropped it with its own expression {expression:?}; {client}'s offset for queue {} moved past it, and no other member pulls that queue range again",
-                    m.tag.as_deref().unwrap_or("-"),
-                    m.queue_id
-                ));
-                break;
-            }
-            Event::BrokerFiltered { client, expression, table_owner, verdict: Some(v), .. }
-                if member_names.contains(&**client) =>
-            {
-                ids.push(e.0);
-                reason = Some(if *v == "BLOOM_MISS" {
-                    format!("skipped by the broker while {client} pulled queue {}: the consume-queue bloom bitmap says the group's SQL92 filter {expression:?} does not match; the offset moved past it", m.queue_id)
-                } else {
-                    format!(
-                        "skipped by the broker while {client} pulled queue {}: the group's SQL92 filter {expression:?} (from {table_owner}'s heartbeat) evaluated to {v} on this message's String properties, and only TRUE matches; the offset moved past it",
-                        m.queue_id
-                    )
-                });
-                break;
-            }
-            Event::BrokerFiltered { client, expression, table_owner, .. } if member_names.contains(&**client) => {
-                ids.push(e.0);
-                reason = Some(format!(
-                    "skipped by the broker while {client} pulled queue {}: the group's subscription table held {expression:?} (written by {table_owner}'s heartbeat), which does not match tag {}; the offset moved past it",
-                    m.queue_id,
-                    m.tag.as_deref().unwrap_or("-")
-                ));
-                break;
-            }
-            Event::MovedToDlq { .. } => {
-                ids.push(e.0);
-                reason = Some(format!("moved to %DLQ%{group} after {} failed attempts", super::world::MAX_RECONSUME_TIMES + 1));
-                break;
-            }
-            Event::SentBack { delay_ms, .. } => {
-                ids.push(e.0);
-                reason = Some(format!(
-                    "consumption failed; waiting in %RETRY%{group} (next delivery {delay_ms} ms after it was sent back)"
-                ));
-                break;
-            }
-            _ => {}
-        }
-    }
-    if let Some(stored) = events.iter().find(|e| matches!(w.log.get(**e).map(|x| &x.kind), Some(Event::MessageStored { .. }))) {
-        ids.push(stored.0);
-    }
-    let reason = reason.unwrap_or_else(|| match holder {
-        None => {
-            let alloc = allocation_by_strategy(w, group, &m.topic, members);
-            let mq = MessageQueue::new(&*m.topic, &*w.brokers[m.broker].name, m.queue_id);
-            match alloc.get(&mq) {
-                Some(cid) => format!(
-                    "its queue {} is allocated to {cid}, which does not subscribe {} and never pulls it",
-                    mq.short(),
-                    m.topic
-                ),
-                None => match members.iter().find_map(|&c| w.consumers[c].start_error.as_ref().map(|e| (c, e))) {
-                    Some((c, e)) => {
-                        format!("its queue {} has no owner: {} failed to start ({e})", mq.short(), w.consumers[c].client_id)
-                    }
-                    None => format!("its queue {} has no owner in the group", mq.short()),
-                },
-            }
-        }
-        Some(h) => format!("not pulled yet: queue {} is held by {h}", m.queue_id),
-    });
-    ids.sort_unstable();
-    (reason, ids)
-}
-
 pub fn report_json(w: &World) -> Value {
     let prov = Provenance::build(w);
     let members = group_members(w);
+    // Each consumption with what the listener saw (reconsumeTimes, orderly local retries included).
+    let mut runs: Vec<Vec<&ConsumptionRecord>> = vec![Vec::new(); w.consumers.len()];
+    for r in &w.consumptions {
+        runs[r.consumer].push(r);
+    }
     let mut consumers = Map::new();
-    for c in &w.consumers {
-        let consumed: Vec<Value> = c.consumed.iter().map(|&m| message_json(&w.messages[m as usize])).collect();
+    for (i, c) in w.consumers.iter().enumerate() {
+        let consumed: Vec<Value> = runs[i]
+            .iter()
+            .map(|r| {
+                let mut v = message_json(&w.messages[w.messages[r.msg as usize].root() as usize]);
+                v["reconsumeTimes"] = json!(r.reconsume_times);
+                if r.result_discarded {
+                    v["resultDiscarded"] = json!(true);
+                }
+                v
+            })
+            .collect();
         let subs: Map<String, Value> = c.spec.subscriptions.iter().map(|s| (s.topic.clone(), json!(s.expression))).collect();
         consumers.insert(
-            c.client_id.to_string(),
+            c.name.to_string(),
             json!({
+                "clientId": &*c.client_id,
                 "group": &*c.group,
                 "running": c.running,
                 "crashed": c.crashed,
@@ -288,7 +152,8 @@ pub fn report_json(w: &World) -> Value {
                 "subscriptions": subs,
                 "consumed": consumed,
                 "stats": {"pulls": c.stats.pulls, "pulled": c.stats.pulled, "clientFiltered": c.stats.client_filtered,
-                          "consumed": c.stats.consumed, "failed": c.stats.failed, "retried": c.stats.retried},
+                          "consumed": c.stats.consumed, "failed": c.stats.failed, "retried": c.stats.retried,
+                          "localRetries": c.stats.local_retries, "resultsDiscarded": c.stats.discarded},
             }),
         );
     }
@@ -325,7 +190,7 @@ pub fn report_json(w: &World) -> Value {
             json!({
                 "messageModel": model.name(),
                 "strategy": w.consumers[ms[0]].strategy_name,
-                "members": ms.iter().map(|&c| w.consumers[c].client_id.to_string()).collect::<Vec<_>>(),
+                "members": ms.iter().map(|&c| w.consumers[c].name.to_string()).collect::<Vec<_>>(),
                 "subscriptionTable": table,
                 "subscriptionTableByBroker": by_broker,
                 "subscriptionHistory": w.history.get(group).cloned().unwrap_or_default(),
@@ -333,27 +198,43 @@ pub fn report_json(w: &World) -> Value {
                 "warnings": group_warnings(w, group, ms),
             }),
         );
-        // Messages of subscribed topics that no member consumed.
-        let topics: BTreeSet<&str> =
-            ms.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
-        let consumed: BTreeSet<MsgId> = ms.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
-        for m in &w.messages {
-            if m.origin.is_some() || is_system_topic(&m.topic) || !topics.contains(&*m.topic) || consumed.contains(&m.id) {
-                continue;
+        // Messages of subscribed topics that the group (BROADCASTING: each member) did not consume.
+        let scopes: Vec<Vec<usize>> =
+            if model == MessageModel::Broadcasting { ms.iter().map(|&c| vec![c]).collect() } else { vec![ms.clone()] };
+        for scope in scopes {
+            let topics: BTreeSet<&str> =
+                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
+            let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
+            for m in &w.messages {
+                if m.origin.is_some() || is_system_topic(&m.topic) || !topics.contains(&*m.topic) || consumed.contains(&m.id) {
+                    continue;
+                }
+                let u = why_unconsumed(w, &prov, m.id, group, &scope);
+                let mut v = message_json(m);
+                v["group"] = json!(group);
+                if model == MessageModel::Broadcasting {
+                    v["consumer"] = json!(&*w.consumers[scope[0]].name);
+                }
+                v["kind"] = json!(u.kind);
+                v["reason"] = json!(u.reason);
+                v["events"] = json!(u.events);
+                unconsumed.push(v);
             }
-            if model == MessageModel::Broadcasting {
-                continue;
-            }
-            let mq = MessageQueue::new(&*m.topic, &*w.brokers[m.broker].name, m.queue_id);
-            let holder = assign.get(&*m.topic).and_then(|q| q.get(&mq)).cloned().flatten();
-            let (reason, events) = unconsumed_reason(w, &prov, m.id, group, ms, holder.as_deref());
-            let mut v = message_json(m);
-            v["group"] = json!(group);
-            v["reason"] = json!(reason);
-            v["events"] = json!(events);
-            unconsumed.push(v);
         }
     }
+    let duplicates: Vec<Value> = find_duplicates(w)
+        .iter()
+        .map(|d| {
+            let m = &w.messages[d.root as usize];
+            let mut causes: Vec<&str> = d.causes.iter().map(|c| c.text()).collect();
+            causes.dedup();
+            json!({
+                "group": d.group, "topic": &*m.topic, "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
+                "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer].name).collect::<Vec<_>>(),
+                "cause": causes.join("; "),
+            })
+        })
+        .collect();
     let mut queues = Vec::new();
     for b in &w.brokers {
         for (topic, cqs) in &b.cqs {
@@ -377,6 +258,7 @@ pub fn report_json(w: &World) -> Value {
         "groups": groups,
         "queues": queues,
         "unconsumed": unconsumed,
+        "duplicates": duplicates,
     })
 }
 
@@ -458,12 +340,30 @@ pub fn report_text(w: &World) -> String {
             q["committed"]
         ));
     }
+    let dups = r["duplicates"].as_array().cloned().unwrap_or_default();
+    s.push_str(&format!("\nduplicates ({})\n", dups.len()));
+    for d in &dups {
+        let consumers: Vec<&str> = d["consumers"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        s.push_str(&format!(
+            "  [{}] {} q{}@{} {}: consumed by {} ({})\n",
+            d["group"].as_str().unwrap_or(""),
+            d["topic"].as_str().unwrap_or(""),
+            d["queueId"],
+            d["offset"],
+            d["body"].as_str().unwrap_or(""),
+            consumers.join(", "),
+            d["cause"].as_str().unwrap_or("")
+        ));
+    }
     let un = r["unconsumed"].as_array().cloned().unwrap_or_default();
     s.push_str(&format!("\nunconsumed ({})\n", un.len()));
     for u in &un {
+        let scope = match u["consumer"].as_str() {
+            Some(c) => format!("{}/{c}", u["group"].as_str().unwrap_or("")),
+            None => u["group"].as_str().unwrap_or("").to_string(),
+        };
         s.push_str(&format!(
-            "  [{}] {} q{}@{} {}: {} (events {})\n",
-            u["group"].as_str().unwrap_or(""),
+            "  [{scope}] {} q{}@{} {}: {} (events {})\n",
             u["topic"].as_str().unwrap_or(""),
             u["queueId"],
             u["offset"],
