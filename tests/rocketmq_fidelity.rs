@@ -492,3 +492,27 @@ fn subscribing_to_a_missing_topic_warns_until_it_appears() {
     assert!(!not_found.is_empty() && not_found.iter().all(|&t| t < 61_000), "{not_found:?}");
     assert_eq!(w.consumers[0].consumed.len(), 4);
 }
+
+/// The duplicate-client-id preset: two instances share a clientId, compute the same AVG block
+/// and consume it twice, while the block of the list's second copy has no owner (spec §6).
+#[test]
+fn duplicate_client_ids_share_a_block_and_orphan_another() {
+    let text = mqviz::sim::presets::by_file("duplicate-client-id.json").unwrap().text;
+    let mut w = World::new(parse_scenario(text).unwrap());
+    w.run_to_end();
+    let r = report_json(&w);
+    let per = |n: &str| r["consumers"][n]["consumed"].as_array().unwrap().len();
+    assert_eq!((per("pod-a"), per("pod-b"), per("pod-c")), (20, 20, 20));
+    assert_eq!(r["consumers"]["pod-a"]["clientId"], "10.0.0.5@1");
+    let a = &r["groups"]["orderService"]["assignment"]["Orders"];
+    assert_eq!(a["broker-a:0"], "pod-a, pod-b");
+    assert!(a["broker-a:2"].is_null() && a["broker-a:3"].is_null());
+    let dups = r["duplicates"].as_array().unwrap();
+    assert_eq!(dups.len(), 20);
+    assert!(dups.iter().all(|d| d["cause"].as_str().unwrap().starts_with("duplicate clientId")));
+    let un = r["unconsumed"].as_array().unwrap();
+    assert_eq!(un.len(), 20);
+    assert!(un.iter().all(|u| u["kind"] == "duplicate-client-id" && [2, 3].contains(&u["queueId"].as_u64().unwrap())));
+    let warnings = r["groups"]["orderService"]["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|x| x.as_str().unwrap().contains("share clientId 10.0.0.5@1")));
+}

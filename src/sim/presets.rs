@@ -21,6 +21,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("consistent-group.json", "Consistent group (control)"),
     preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
     preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
+    preset!("duplicate-client-id.json", "Duplicate clientId (two containers share IP@PID)"),
 ];
 
 pub fn by_file(file: &str) -> Option<&'static Preset> {

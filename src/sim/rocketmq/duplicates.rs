@@ -21,9 +21,10 @@ pub enum DuplicateCause {
     /// The queue moved to a new ProcessQueue that started from the broker's committed offset,
     /// which did not cover the message yet (offsets are persisted every 5 s and on removal).
     HandoverBeforeCommit,
-    /// Two members held the queue at the same time (their allocations disagreed for a moment,
-    /// or they share a clientId and so compute the same allocation).
+    /// Two members held the queue at the same time: their allocations disagreed for a moment.
     ConcurrentOwners,
+    /// Two members share a clientId, so they compute the same allocation and both own the queue.
+    SharedClientId,
     /// The earlier consumer crashed before its offset reached the broker.
     Crash,
     /// A RECONSUME_LATER retry copy was consumed after the message itself.
@@ -45,7 +46,10 @@ impl DuplicateCause {
                 "rebalance handover: the queue's next ProcessQueue started from the broker's committed offset, which did not cover the message yet"
             }
             DuplicateCause::ConcurrentOwners => {
-                "rebalance handover: two members held the queue at the same time (their allocations disagreed, or they share a clientId)"
+                "rebalance handover: two members held the queue at the same time while their allocations disagreed"
+            }
+            DuplicateCause::SharedClientId => {
+                "duplicate clientId: the two instances share a clientId, compute the same allocation and both consume the queue"
             }
             DuplicateCause::Crash => "crash: the consumer died before the offset covering the message reached the broker",
             DuplicateCause::RetryCopy => "RECONSUME_LATER retry: a retry copy was consumed after the message itself",
@@ -126,7 +130,9 @@ fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> Duplicat
             return DuplicateCause::HandoverBeforeCommit;
         }
         if other.created_at <= alive_until(pq) && pq.created_at <= alive_until(other) {
-            return DuplicateCause::ConcurrentOwners;
+            let shared =
+                w.consumers[e.consumer].client_id == w.consumers[later.consumer].client_id && e.consumer != later.consumer;
+            return if shared { DuplicateCause::SharedClientId } else { DuplicateCause::ConcurrentOwners };
         }
     }
     DuplicateCause::Unexplained

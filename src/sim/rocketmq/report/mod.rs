@@ -65,7 +65,8 @@ pub fn group_members(w: &World) -> BTreeMap<String, Vec<usize>> {
     out
 }
 
-/// Who holds each queue of each topic the group subscribes to (running consumers only).
+/// Who holds each queue of each topic the group subscribes to (running consumers only, by name;
+/// several when instances share a clientId).
 pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<MessageQueue, Option<String>>> {
     let mut topics = BTreeSet::new();
     for &c in members {
@@ -80,12 +81,13 @@ pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<Mes
             if let Some((read, _)) = b.topics.get(&topic) {
                 for q in 0..*read {
                     let mq = MessageQueue::new(&topic, &*b.name, q);
-                    let holder = members
+                    let holders: Vec<&str> = members
                         .iter()
                         .map(|&c| &w.consumers[c])
-                        .find(|c| c.running && c.pqs.contains_key(&mq))
-                        .map(|c| c.client_id.to_string());
-                    queues.insert(mq, holder);
+                        .filter(|c| c.running && c.pqs.contains_key(&mq))
+                        .map(|c| &*c.name)
+                        .collect();
+                    queues.insert(mq, (!holders.is_empty()).then(|| holders.join(", ")));
                 }
             }
         }
