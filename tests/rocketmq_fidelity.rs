@@ -516,3 +516,24 @@ fn duplicate_client_ids_share_a_block_and_orphan_another() {
     let warnings = r["groups"]["orderService"]["warnings"].as_array().unwrap();
     assert!(warnings.iter().any(|x| x.as_str().unwrap().contains("share clientId 10.0.0.5@1")));
 }
+
+/// Orderly: a listener that returns within the 500 ms tryLock lets the removal complete when it
+/// returns; the broker lock is released then and the new owner takes the queue within a second.
+#[test]
+fn an_orderly_removal_waits_for_a_short_listener_then_unlocks() {
+    let w = run(scenario(
+        2,
+        json!([{"name": "g", "orderly": true, "consumers": [
+            {"clientId": "C1", "subscriptions": {"T": "*"}, "consumeTimeMs": 300},
+            {"clientId": "C2", "subscriptions": {"T": "*"}, "startAt": "never"}]}]),
+        json!([{"at": 3000, "topic": "T", "body": "m{i}", "count": 40, "intervalMs": 50}]),
+        json!([{"at": 5000, "action": "startConsumer", "consumer": "C2"}]),
+        60_000,
+    ));
+    assert!(events(&w, |e| matches!(e, Event::RemovalDeferred { .. })).is_empty());
+    let c2_locked = events(&w, |e| matches!(e, Event::QueueLocked { client, granted: true, .. } if &**client == "C2"));
+    assert!(!c2_locked.is_empty() && c2_locked[0].0 < 7_500, "{c2_locked:?}");
+    let r = report_json(&w);
+    assert_eq!(consumed_total(&r) - r["duplicates"].as_array().unwrap().len(), 40);
+    assert!(r["unconsumed"].as_array().unwrap().is_empty());
+}

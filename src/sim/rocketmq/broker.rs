@@ -82,6 +82,8 @@ pub struct Broker {
     pub table_writer: BTreeMap<(String, String), Name>,
     /// (topic, group, queueId) -> committed offset (`ConsumerOffsetManager`).
     pub offsets: BTreeMap<(String, String, u32), u64>,
+    /// Who wrote each committed offset (the broker does not care; reports and invariants do).
+    pub offset_writers: BTreeMap<(String, String, u32), crate::sim::rocketmq::world::OffsetWriter>,
     pub held: Vec<HeldPull>,
     /// (group, queue) -> the orderly lock.
     pub locks: BTreeMap<(String, MessageQueue), BrokerLock>,
@@ -118,6 +120,7 @@ impl Broker {
             groups: BTreeMap::new(),
             table_writer: BTreeMap::new(),
             offsets: BTreeMap::new(),
+            offset_writers: BTreeMap::new(),
             held: Vec::new(),
             locks: BTreeMap::new(),
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,

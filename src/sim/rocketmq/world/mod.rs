@@ -27,7 +27,7 @@ use crate::sim::rocketmq::scenario::{
 use crate::sim::rocketmq::sql92::Verdict;
 use crate::sim::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 
-pub use records::{ConsumptionRecord, DropReason, PqRecord, SendFailure};
+pub use records::{ConsumptionRecord, DropReason, OffsetCommit, OffsetWriter, PqRecord, SendFailure};
 
 mod commands;
 mod consume;
@@ -198,6 +198,7 @@ enum Action {
         group: Name,
         mq: MessageQueue,
         offset: u64,
+        writer: OffsetWriter,
     },
     SendBackArrive {
         broker: usize,
@@ -288,6 +289,9 @@ pub struct World {
     pub process_queues: Vec<PqRecord>,
     /// Sends that failed for good (every attempt refused): the message was never stored.
     pub send_failures: Vec<SendFailure>,
+    /// The offset commits of the last step only (cleared when a step starts): what the
+    /// simulation tests' offset invariant reads without scanning every broker after each step.
+    pub recent_commits: Vec<OffsetCommit>,
     channel_owner: BTreeMap<Name, (usize, Incarnation)>,
     handler_cause: Option<EventId>,
     last_emitted: Option<EventId>,
@@ -392,6 +396,7 @@ impl World {
             consumptions: Vec::new(),
             process_queues: Vec::new(),
             send_failures: Vec::new(),
+            recent_commits: Vec::new(),
             channel_owner: BTreeMap::new(),
             handler_cause: None,
             last_emitted: None,
@@ -481,6 +486,7 @@ impl World {
         self.now = s.at;
         self.handler_cause = s.cause;
         self.last_emitted = None;
+        self.recent_commits.clear();
         self.dispatch(s.action);
         true
     }
@@ -581,7 +587,9 @@ impl World {
             Action::OrderlyResume { pq } => self.handle_orderly_resume(pq),
             Action::OrderlyRelock { pq } => self.handle_orderly_relock(pq),
             Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(pq, msg),
-            Action::OffsetCommitArrive { broker, group, mq, offset } => self.handle_offset_commit(broker, group, mq, offset),
+            Action::OffsetCommitArrive { broker, group, mq, offset, writer } => {
+                self.handle_offset_commit(broker, group, mq, offset, writer)
+            }
             Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
             Action::RetryDeliver { msg } => self.handle_store(msg),
             Action::ExpiryScan { broker } => self.handle_expiry_scan(broker),

@@ -312,8 +312,9 @@ impl World {
     /// The piggy-backed commit: `ConsumerOffsetManager.commitOffset` (overwrites, may go back).
     pub(super) fn commit_from_pull(&mut self, b: usize, req: &PullRequest) {
         if let Some(o) = req.commit_offset {
-            let group = self.consumers[req.consumer].group.to_string();
-            self.brokers[b].offsets.insert((req.mq.topic.clone(), group, req.mq.queue_id), o);
+            let group = self.consumers[req.consumer].group.clone();
+            let writer = OffsetWriter { consumer: req.consumer, incarnation: req.incarnation, pq: Some(req.pq), reset: false };
+            self.commit_offset(b, &group, &req.mq, o, writer);
         }
     }
 
@@ -457,11 +458,12 @@ impl World {
         let (c, mq) = (r.c, r.mq.clone());
         self.drop_process_queue(c, &mq, super::records::DropReason::OffsetIllegal);
         self.consumers[c].offsets.insert(mq.clone(), next);
-        self.persist_one(c, &mq);
+        self.persist_one_as(c, &mq, true);
         let client = self.consumers[c].client_id.clone();
         self.emit(Event::OffsetIllegal { client, mq: mq.clone(), next });
-        // removeProcessQueue: removeUnnecessaryMessageQueue on the dropped queue.
-        if self.remove_unnecessary_message_queue(c, &mq) {
+        // removeProcessQueue: the entry leaves the table whatever removeUnnecessaryMessageQueue says.
+        self.remove_unnecessary_message_queue(c, &mq);
+        if !self.consumers[c].pqs.get(&mq).is_some_and(|pq| pq.removal_waits_for_listener) {
             self.consumers[c].pqs.remove(&mq);
         }
         self.rebalance_immediately(c);

@@ -8,6 +8,17 @@ use super::*;
 /// `dispatchPullRequest(pullRequestList, 500)`).
 pub const PULL_DISPATCH_DELAY: Millis = 500;
 
+/// What `removeUnnecessaryMessageQueue` managed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Removal {
+    /// Removed now: the ProcessQueue leaves the table.
+    Done,
+    /// Orderly: the listener returns within the 500 ms `tryLock`; the removal completes then.
+    WhenListenerReturns,
+    /// Orderly: the listener holds the consume lock for longer; the queue stays (retried later).
+    Refused,
+}
+
 impl World {
     pub(super) fn route_of(&self, topic: &str) -> Vec<MessageQueue> {
         let mut out = Vec::new();
@@ -193,9 +204,14 @@ impl World {
         let mut removed = Vec::new();
         for (mq, why) in &to_remove {
             self.drop_process_queue(c, mq, *why);
-            if self.remove_unnecessary_message_queue(c, mq) {
-                self.consumers[c].pqs.remove(mq);
-                removed.push(mq.queue_id);
+            match self.remove_unnecessary_message_queue(c, mq) {
+                Removal::Done => {
+                    self.consumers[c].pqs.remove(mq);
+                    removed.push(mq.queue_id);
+                }
+                // Removed as far as the allocation goes; the entry leaves when the listener returns.
+                Removal::WhenListenerReturns => removed.push(mq.queue_id),
+                Removal::Refused => {}
             }
         }
         // 2. Add what is new (orderly CLUSTERING: only once the broker lock is ours).
@@ -253,15 +269,15 @@ impl World {
     /// consume lock (`tryRemoveOrderMessageQueue`): if the listener holds it and does not return
     /// within 500 ms, the queue stays (broker lock included) and removal is retried by the next
     /// rebalance; forced once the queue was last locked more than 20 s ago.
-    pub(super) fn remove_unnecessary_message_queue(&mut self, c: usize, mq: &MessageQueue) -> bool {
+    pub(super) fn remove_unnecessary_message_queue(&mut self, c: usize, mq: &MessageQueue) -> Removal {
         let orderly_clustering = self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering;
         self.persist_one(c, mq);
         if !orderly_clustering {
             self.consumers[c].offsets.remove(mq);
-            return true;
+            return Removal::Done;
         }
         let now = self.now;
-        let Some(pq) = self.consumers[c].pqs.get(mq) else { return true };
+        let Some(pq) = self.consumers[c].pqs.get(mq) else { return Removal::Done };
         let forced = pq.dropped && now > pq.last_lock_at + UNLOCK_DELAY;
         let listener_returns = match pq.orderly_task {
             OrderlyTask::Listening { until, .. } => Some(until),
@@ -274,16 +290,16 @@ impl World {
                 let attempts = pq.try_unlock_times;
                 let client = self.consumers[c].client_id.clone();
                 self.emit(Event::RemovalDeferred { client, mq: mq.clone(), listener_until: until, attempts });
-                false
+                Removal::Refused
             }
             Some(_) if !forced => {
                 // tryLock(500 ms) gets the lock when the listener returns: the removal completes then.
                 self.consumers[c].pqs.get_mut(mq).expect("checked above").removal_waits_for_listener = true;
-                true
+                Removal::WhenListenerReturns
             }
             _ => {
                 self.finish_orderly_removal(c, mq);
-                true
+                Removal::Done
             }
         }
     }

@@ -60,6 +60,28 @@ pub enum DropReason {
     Crash,
 }
 
+/// Who sent a committed offset: the consumer incarnation and the ProcessQueue it held for the
+/// queue then (none once it was removed). `reset` marks the OFFSET_ILLEGAL fix, the one
+/// deliberate move backwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffsetWriter {
+    pub consumer: usize,
+    pub incarnation: Incarnation,
+    pub pq: Option<ProcessQueueId>,
+    pub reset: bool,
+}
+
+/// One change of a committed offset on a broker (`ConsumerOffsetManager.commitOffset`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetCommit {
+    pub broker: usize,
+    pub group: Name,
+    pub mq: MessageQueue,
+    pub previous: Option<(u64, Option<OffsetWriter>)>,
+    pub offset: u64,
+    pub writer: OffsetWriter,
+}
+
 /// A synchronous send whose every attempt the broker refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SendFailure {
@@ -70,6 +92,21 @@ pub struct SendFailure {
 }
 
 impl World {
+    /// The writer of a commit `c` sends now for `mq`.
+    pub(super) fn offset_writer(&self, c: usize, mq: &MessageQueue, reset: bool) -> OffsetWriter {
+        let con = &self.consumers[c];
+        OffsetWriter { consumer: c, incarnation: con.incarnation, pq: con.pqs.get(mq).map(|pq| pq.id), reset }
+    }
+
+    /// `commitOffset` at broker `b`: overwrite (it may go back), and remember who wrote it.
+    pub(super) fn commit_offset(&mut self, b: usize, group: &Name, mq: &MessageQueue, offset: u64, writer: OffsetWriter) {
+        let key = (mq.topic.clone(), group.to_string(), mq.queue_id);
+        let broker = &mut self.brokers[b];
+        let previous = broker.offsets.insert(key.clone(), offset).map(|o| (o, broker.offset_writers.get(&key).copied()));
+        broker.offset_writers.insert(key, writer);
+        self.recent_commits.push(OffsetCommit { broker: b, group: group.clone(), mq: mq.clone(), previous, offset, writer });
+    }
+
     /// Creates the ProcessQueue for `mq` (a new identity) and records it.
     pub(super) fn create_process_queue(
         &mut self,
