@@ -11,3 +11,4 @@ pub mod ui;
 pub mod bench;
 pub mod bench_filters;
 pub mod cli;
+pub mod fuzz;

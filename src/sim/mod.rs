@@ -14,3 +14,4 @@ pub mod model;
 pub mod presets;
 pub mod rocketmq;
 pub mod scenario;
+pub mod simtest;

@@ -14,7 +14,15 @@ pub fn java_string_hash(s: &str) -> i32 {
 
 /// FNV-1a, 64 bit: the digest of event logs (portable, no dependencies).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a64_extend(FNV1A64_OFFSET, bytes)
+}
+
+/// FNV-1a's starting state: `fnv1a64_extend(FNV1A64_OFFSET, a ++ b)` =
+/// `fnv1a64_extend(fnv1a64_extend(FNV1A64_OFFSET, a), b)`, so long texts hash in pieces.
+pub const FNV1A64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues an FNV-1a hash over more bytes.
+pub fn fnv1a64_extend(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);

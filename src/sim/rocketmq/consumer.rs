@@ -175,8 +175,6 @@ pub struct Consumer {
     pub offsets: BTreeMap<MessageQueue, u64>,
     /// BROADCASTING: `LocalFileOffsetStore`, which survives restarts.
     pub local_offsets: BTreeMap<MessageQueue, u64>,
-    /// BROADCASTING: where each queue started when this consumer first took it (no stored offset).
-    pub first_offsets: BTreeMap<MessageQueue, u64>,
     pub rebalance: RebalanceService,
     /// The last stop was a crash (no unregister), not a graceful shutdown.
     pub crashed: bool,

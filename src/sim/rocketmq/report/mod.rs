@@ -213,6 +213,7 @@ pub fn report_json(w: &World) -> Value {
                 }
                 let u = why_unconsumed(w, &prov, m.id, group, &scope);
                 let mut v = message_json(m);
+                v["msg"] = json!(m.id);
                 v["group"] = json!(group);
                 if model == MessageModel::Broadcasting {
                     v["consumer"] = json!(&*w.consumers[scope[0]].name);
@@ -231,7 +232,7 @@ pub fn report_json(w: &World) -> Value {
             let mut causes: Vec<&str> = d.causes.iter().map(|c| c.text()).collect();
             causes.dedup();
             json!({
-                "group": d.group, "topic": &*m.topic, "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
+                "group": d.group, "msg": d.root, "topic": &*m.topic, "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
                 "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer].name).collect::<Vec<_>>(),
                 "cause": causes.join("; "),
             })

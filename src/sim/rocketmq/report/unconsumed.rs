@@ -220,7 +220,7 @@ fn broadcast_member_reason(w: &World, c: usize, mq: &MessageQueue, offset: u64) 
             format!("{h} never started, and in BROADCASTING every member consumes for itself"),
         ));
     }
-    if let Some(&first) = con.first_offsets.get(mq) {
+    if let Some(first) = w.policy_start(c, mq) {
         if offset < first {
             let policy = match con.consume_from_where {
                 ConsumeFromWhere::LastOffset => "CONSUME_FROM_LAST_OFFSET starts at the queue's max offset",
@@ -230,7 +230,7 @@ fn broadcast_member_reason(w: &World, c: usize, mq: &MessageQueue, offset: u64) 
                 }
             };
             return Some(("before-member-start", format!(
-                "stored before {h} started queue {} at offset {first}: BROADCASTING keeps offsets in a local file, so the broker's young-queue rule does not apply and {policy}",
+                "stored before {h} started queue {} at offset {first} with no offset for it in its local offset file (BROADCASTING: the broker's young-queue rule does not apply, and {policy})",
                 mq.queue_id
             )));
         }

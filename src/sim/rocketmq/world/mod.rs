@@ -451,7 +451,6 @@ impl World {
             pqs: BTreeMap::new(),
             offsets: BTreeMap::new(),
             local_offsets: BTreeMap::new(),
-            first_offsets: BTreeMap::new(),
             rebalance: RebalanceService::default(),
             crashed: false,
             start_error: None,

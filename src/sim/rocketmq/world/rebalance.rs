@@ -1,7 +1,7 @@
 //! Routes and rebalance: the RebalanceService loop, the consumer list, allocation, ProcessQueue
 //! changes (`updateProcessQueueTableInRebalance`), queue removal and computePullFromWhere.
 
-use super::records::{DropReason, StartOffsetSource};
+use super::records::{DropReason, ForcedUnlock, StartOffsetSource};
 use super::*;
 
 /// PullRequests of new ProcessQueues are dispatched this long after the rebalance (5.x
@@ -298,6 +298,14 @@ impl World {
                 Removal::WhenListenerReturns
             }
             _ => {
+                if listener_returns.is_some() {
+                    // Forced (UNLOCK_DELAY): the queue is unlocked while its listener still runs.
+                    let last_lock_at = pq.last_lock_at;
+                    let id = pq.id;
+                    if let Some(r) = self.process_queues.get_mut(id.0 as usize - 1) {
+                        r.forced_unlock = Some(ForcedUnlock { at: now, last_lock_at });
+                    }
+                }
                 self.finish_orderly_removal(c, mq);
                 Removal::Done
             }
@@ -337,7 +345,6 @@ impl World {
                     self.search_offset(b, mq, ts)
                 }
             };
-            self.consumers[c].first_offsets.entry(mq.clone()).or_insert(start);
             return (start, StartOffsetSource::Policy);
         }
         if let Some(o) = broker.committed(&mq.topic, &con.group, mq.queue_id) {

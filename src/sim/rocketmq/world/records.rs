@@ -43,6 +43,16 @@ pub struct PqRecord {
     pub source: StartOffsetSource,
     /// When and why it was dropped.
     pub dropped: Option<(Millis, DropReason)>,
+    /// Orderly: the removal did not wait for the running listener, because the queue was last
+    /// locked more than `UNLOCK_DELAY` before (`tryRemoveOrderMessageQueue`'s forceUnlock).
+    pub forced_unlock: Option<ForcedUnlock>,
+}
+
+/// An orderly removal forced while the listener ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ForcedUnlock {
+    pub at: Millis,
+    pub last_lock_at: Millis,
 }
 
 /// Why a ProcessQueue was dropped.
@@ -127,9 +137,18 @@ impl World {
             start_offset,
             source,
             dropped: None,
+            forced_unlock: None,
         });
         self.consumers[c].pqs.insert(mq.clone(), ProcessQueue::new(id, start_offset, now));
         id
+    }
+
+    /// Where consumer `c` last started `mq` by its consumeFromWhere policy (no stored offset):
+    /// messages below it may have been skipped, legitimately (BROADCASTING's local offset file).
+    pub fn policy_start(&self, c: usize, mq: &MessageQueue) -> Option<u64> {
+        let r =
+            self.process_queues.iter().rev().find(|r| r.consumer == c && r.mq == *mq && r.source == StartOffsetSource::Policy)?;
+        Some(r.start_offset)
     }
 
     pub fn process_queue_record(&self, id: ProcessQueueId) -> Option<&PqRecord> {
