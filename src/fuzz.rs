@@ -82,6 +82,7 @@ fn fuzz<T: SimTarget>(target: &T, o: &Options) -> u64 {
                 let outcome = run_seed(target, o.from.wrapping_add(i));
                 events.fetch_add(outcome.events as u64, Ordering::Relaxed);
                 if !outcome.passed() {
+                    eprintln!("seed {} failed: {}", outcome.seed, outcome.violations[0]);
                     failed.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
                 }
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;

@@ -58,3 +58,17 @@ fn generated_scenarios_are_valid_and_varied() {
     assert_eq!(strategies.len(), 6, "{strategies:?}");
     assert!(broadcasting && orderly && sql);
 }
+
+/// Every scenario in tests/regressions/ (failures the fuzzer found, shrunk) keeps every invariant.
+#[test]
+fn regression_scenarios_keep_every_invariant() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/regressions");
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let scenario: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (violations, _) = mqviz::sim::simtest::run_scenario(&RocketMqTarget, &scenario);
+        assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+    }
+}

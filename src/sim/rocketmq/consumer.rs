@@ -54,6 +54,8 @@ pub struct ProcessQueue {
     /// Largest queue offset ever put into this queue (`queueOffsetMax`).
     pub max_offset: Option<u64>,
     pub outstanding_pull: Option<OutstandingPull>,
+    /// The broker's error for the last pull, until one succeeds (the request retries every 3 s).
+    pub last_pull_error: Option<&'static str>,
     /// `lastPullTimestamp`, set each time the pull request runs.
     pub last_pull_at: Millis,
     /// Orderly: `locked` and `lastLockTimestamp` (the broker lock as this client last saw it).
@@ -81,6 +83,7 @@ impl ProcessQueue {
             in_flight: BTreeMap::new(),
             max_offset: None,
             outstanding_pull: None,
+            last_pull_error: None,
             last_pull_at: now,
             locked: true,
             last_lock_at: now,

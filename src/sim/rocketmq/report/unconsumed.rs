@@ -113,6 +113,15 @@ fn from_provenance(
                     format!("consumption failed; waiting in %RETRY%{group} (next delivery {delay_ms} ms after it was sent back)"),
                 ));
             }
+            Event::ConsumeFailed { client, reconsume_times, .. }
+                if member_ids.contains(&**client)
+                    && members.iter().all(|&c| w.consumers[c].model == MessageModel::Broadcasting) =>
+            {
+                ids.push(e.0);
+                return Some(("broadcast-failure-dropped", format!(
+                    "{client}'s listener failed on it (reconsumeTimes {reconsume_times}); in BROADCASTING a failure is only logged: the message is not sent back and the offset moves on"
+                )));
+            }
             Event::SendFailed { attempts, reason, .. } => {
                 ids.push(e.0);
                 return Some(("send-failed", format!(
@@ -200,12 +209,42 @@ fn held_by(w: &World, c: usize, con: &Consumer, mq: &MessageQueue, offset: u64) 
             ));
         }
     }
-    if pq.in_flight.contains_key(&offset) {
+    if let Some(&msg) = pq.in_flight.get(&offset) {
+        let attempts = pq.local_reconsume.get(&msg).copied().unwrap_or(0);
+        if con.orderly && attempts > 0 {
+            return ("failing-locally", format!(
+                "in {h}'s ProcessQueue for queue {q}: the orderly listener keeps failing on it (re-consumed locally {attempts} time(s), every 1 s; with maxReconsumeTimes -1 = Integer.MAX_VALUE it is never sent back)"
+            ));
+        }
         let state = match pq.orderly_task {
-            OrderlyTask::Listening { msg, .. } if pq.in_flight.get(&offset) == Some(&msg) => "its listener is running",
+            OrderlyTask::Listening { msg: running, .. } if running == msg => "its listener is running",
             _ => "waiting to be consumed",
         };
         return ("in-process-queue", format!("pulled by {h} and in its ProcessQueue for queue {q}: {state}"));
+    }
+    if offset < pq.next_offset {
+        // Nothing in the provenance explains why the queue's pull moved past it: a model bug.
+        return (
+            "passed-over",
+            format!(
+                "queue {q} is held by {h}, whose pulls are past it (next pull offset {}), yet nothing consumed or filtered it",
+                pq.next_offset
+            ),
+        );
+    }
+    if let Some(code) = pq.last_pull_error {
+        return (
+            "pull-failing",
+            format!(
+                "not pulled: {h}'s pulls of queue {q} fail with {code} and are retried every 3 s{}",
+                match code {
+                    "SYSTEM_ERROR" => " (e.g. the broker cannot filter SQL92: enablePropertyFilter=false)",
+                    "SUBSCRIPTION_NOT_EXIST" => " (the group's subscription table on the broker lacks the topic)",
+                    "FILTER_DATA_NOT_EXIST" => " (no SQL92 filter data is registered for the group)",
+                    _ => "",
+                }
+            ),
+        );
     }
     ("not-pulled-yet", format!("not pulled yet: queue {q} is held by {h} (next pull offset {})", pq.next_offset))
 }

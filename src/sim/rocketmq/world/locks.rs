@@ -10,6 +10,7 @@ impl World {
     /// of the queue, if any, records the lock.
     pub(super) fn lock_queue(&mut self, c: usize, mq: &MessageQueue) -> bool {
         let Some(b) = self.broker_index(&mq.broker) else { return false };
+        self.flush_oneway(c, mq);
         let now = self.now;
         let (group, client) = (self.consumers[c].group.to_string(), self.consumers[c].client_id.clone());
         let key = (group, mq.clone());
@@ -44,9 +45,8 @@ impl World {
     /// A one-way `UNLOCK_BATCH_MQ` (queue removal): it reaches the broker one latency later.
     pub(super) fn unlock_queue_later(&mut self, c: usize, mq: &MessageQueue) {
         let Some(b) = self.broker_index(&mq.broker) else { return };
-        let (group, client, latency) =
-            (self.consumers[c].group.clone(), self.consumers[c].client_id.clone(), self.consumers[c].latency);
-        self.schedule(latency, Action::UnlockArrive { broker: b, group, client, mq: mq.clone() });
+        let (group, client) = (self.consumers[c].group.clone(), self.consumers[c].client_id.clone());
+        self.send_oneway(c, b, mq, super::oneway::OnewayKind::Unlock { group, client });
     }
 
     /// The broker removes a lock only for the clientId that holds it (`unlockBatch`): the lock

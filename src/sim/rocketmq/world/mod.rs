@@ -34,6 +34,7 @@ mod consume;
 mod heartbeat;
 mod locks;
 mod offsets;
+mod oneway;
 mod produce;
 mod pull;
 mod rebalance;
@@ -193,12 +194,9 @@ enum Action {
         pq: PqRef,
         msg: MsgId,
     },
-    OffsetCommitArrive {
-        broker: usize,
-        group: Name,
-        mq: MessageQueue,
-        offset: u64,
-        writer: OffsetWriter,
+    /// A one-way request (offset commit, unlock) reaches its broker.
+    OnewayArrive {
+        id: u64,
     },
     SendBackArrive {
         broker: usize,
@@ -216,13 +214,6 @@ enum Action {
         channel: Name,
         group: Name,
         client: Name,
-    },
-    /// A one-way `UNLOCK_BATCH_MQ` reaches the broker (orderly queue removal).
-    UnlockArrive {
-        broker: usize,
-        group: Name,
-        client: Name,
-        mq: MessageQueue,
     },
 }
 
@@ -289,6 +280,9 @@ pub struct World {
     pub process_queues: Vec<PqRecord>,
     /// Sends that failed for good (every attempt refused): the message was never stored.
     pub send_failures: Vec<SendFailure>,
+    /// One-way requests still on their way to a broker (oneway.rs).
+    oneway: Vec<oneway::OnewayRpc>,
+    next_oneway: u64,
     /// The offset commits of the last step only (cleared when a step starts): what the
     /// simulation tests' offset invariant reads without scanning every broker after each step.
     pub recent_commits: Vec<OffsetCommit>,
@@ -396,6 +390,8 @@ impl World {
             consumptions: Vec::new(),
             process_queues: Vec::new(),
             send_failures: Vec::new(),
+            oneway: Vec::new(),
+            next_oneway: 0,
             recent_commits: Vec::new(),
             channel_owner: BTreeMap::new(),
             handler_cause: None,
@@ -586,16 +582,13 @@ impl World {
             Action::OrderlyResume { pq } => self.handle_orderly_resume(pq),
             Action::OrderlyRelock { pq } => self.handle_orderly_relock(pq),
             Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(pq, msg),
-            Action::OffsetCommitArrive { broker, group, mq, offset, writer } => {
-                self.handle_offset_commit(broker, group, mq, offset, writer)
-            }
+            Action::OnewayArrive { id } => self.handle_oneway_arrive(id),
             Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
             Action::RetryDeliver { msg } => self.handle_store(msg),
             Action::ExpiryScan { broker } => self.handle_expiry_scan(broker),
             Action::UnregisterArrive { broker, channel, group, client } => {
                 self.handle_unregister(broker, &channel, &group, client)
             }
-            Action::UnlockArrive { broker, group, client, mq } => self.handle_unlock_arrive(broker, &group, &client, &mq),
         }
     }
 

@@ -19,8 +19,8 @@ impl World {
             return;
         }
         let Some(b) = self.broker_index(&mq.broker) else { return };
-        let (group, latency) = (con.group.clone(), con.latency);
-        self.schedule(latency, Action::OffsetCommitArrive { broker: b, group, mq: mq.clone(), offset, writer });
+        let group = con.group.clone();
+        self.send_oneway(c, b, mq, oneway::OnewayKind::Commit { group, offset, writer });
     }
 
     /// `persistAllConsumerOffset`: every queue in the ProcessQueue table.

@@ -395,6 +395,10 @@ impl World {
         let (c, mq) = (r.c, r.mq.clone());
         let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("live_pq checked it");
         let Some(outstanding) = pq.outstanding_pull.take_if(|o| o.id == pull) else { return };
+        pq.last_pull_error = match status {
+            PullStatus::Error(code) => Some(code),
+            _ => None,
+        };
         match status {
             PullStatus::Found => {
                 self.consumers[c].stats.pulled += msgs.len() as u64;

@@ -325,6 +325,7 @@ impl World {
     /// `computePullFromWhereWithException`: where a new ProcessQueue starts, and whether that
     /// came from a stored offset.
     pub(super) fn compute_pull_from_where(&mut self, c: usize, mq: &MessageQueue) -> (u64, StartOffsetSource) {
+        self.flush_oneway(c, mq);
         let con = &self.consumers[c];
         let Some(b) = self.broker_index(&mq.broker) else { return (0, StartOffsetSource::Policy) };
         let broker = &self.brokers[b];
