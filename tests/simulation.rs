@@ -2,7 +2,7 @@
 //! every step and at the end, determinism and checkpoint replay, shrinking on failure.
 //!
 //! `MQVIZ_SEED=S` runs seed S alone (or `MQVIZ_NUM` seeds from S); `MQVIZ_NUM=N` sets how many
-//! (default 200). A failure prints the seed and the shrunk scenario JSON. `mqviz fuzz` runs as
+//! (default 300). A failure prints the seed and the shrunk scenario JSON. `mqviz fuzz` runs as
 //! many seeds as asked.
 
 use mqviz::sim::simtest::rocketmq::RocketMqTarget;
@@ -16,7 +16,7 @@ fn env_u64(name: &str) -> Option<u64> {
 fn random_scenarios_keep_every_invariant() {
     let target = RocketMqTarget;
     let from = env_u64("MQVIZ_SEED").unwrap_or(0);
-    let count = env_u64("MQVIZ_NUM").unwrap_or(if std::env::var("MQVIZ_SEED").is_ok() { 1 } else { 200 });
+    let count = env_u64("MQVIZ_NUM").unwrap_or(if std::env::var("MQVIZ_SEED").is_ok() { 1 } else { 300 });
     let mut failures = Vec::new();
     for seed in from..from + count {
         let outcome = run_seed(&target, seed);

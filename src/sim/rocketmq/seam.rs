@@ -246,8 +246,13 @@ impl World {
                 if let Some(e) = &con.start_error {
                     lines.push(StateLine { text: e.clone(), changed_at: None, alert: true });
                 }
+                if con.name != con.client_id {
+                    // Another instance may report the same clientId: the broker cannot tell them apart.
+                    let shared = self.consumers.iter().filter(|o| o.running && o.client_id == con.client_id).count() > 1;
+                    lines.push(StateLine { text: format!("clientId {}", con.client_id), changed_at: None, alert: shared });
+                }
                 ConsumerView {
-                    name: con.client_id.to_string(),
+                    name: con.name.to_string(),
                     group: con.group.to_string(),
                     state: self.consumer_state(c),
                     subscription,

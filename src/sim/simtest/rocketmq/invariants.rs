@@ -3,9 +3,10 @@
 //! - `causality` (engine): every log entry's cause is an earlier entry, and time never goes back.
 //! - `offsets-monotonic` (§7 step 5, §7 offsets): a committed offset moves backwards only through
 //!   another writer (a former or concurrent owner's commit: the broker overwrites) or the
-//!   OFFSET_ILLEGAL fix; never by the same ProcessQueue.
+//!   OFFSET_ILLEGAL fix; never below a commit of the same consumer incarnation.
 //! - `process-queue-identity` (§5): a running consumer's ProcessQueues belong to its current
-//!   incarnation and their queues; a stopped consumer has none.
+//!   incarnation and their queues; a stopped consumer has none; a counted result comes from a
+//!   ProcessQueue that was live while the listener ran, a discarded one from a dropped one.
 //! - `stored-once` (§2): every stored message sits at its (queue, offset) and nowhere else.
 //! - `conservation`: every produced message is consumed by each group that subscribes its topic
 //!   (each member in BROADCASTING), or listed unconsumed with a reason backed by the state.
@@ -70,18 +71,17 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
     watch.log_seen = entries.len();
     for c in &w.recent_commits {
         let Some((before, Some(previous_writer))) = c.previous else { continue };
-        let same_process_queue = previous_writer.consumer == c.writer.consumer
-            && previous_writer.incarnation == c.writer.incarnation
-            && previous_writer.pq.is_some()
-            && previous_writer.pq == c.writer.pq;
-        if c.offset < before && same_process_queue && !c.writer.reset {
+        // One incarnation never commits below its own earlier commit: its ProcessQueues for the
+        // queue start where it (or someone after it) committed, and its connection is FIFO.
+        let same_writer = previous_writer.consumer == c.writer.consumer && previous_writer.incarnation == c.writer.incarnation;
+        if c.offset < before && same_writer && !c.writer.reset {
             violation(
                 out,
                 "offsets-monotonic",
                 w.now,
                 format!(
-                    "{} {} went back from {before} to {} by the same ProcessQueue of {}",
-                    c.group, c.mq, c.offset, w.consumers[c.writer.consumer].name
+                    "{} {} went back from {before} to {} by {} itself ({:?} after {:?})",
+                    c.group, c.mq, c.offset, w.consumers[c.writer.consumer].name, c.writer.pq, previous_writer.pq
                 ),
             );
         }
@@ -114,11 +114,35 @@ fn check_process_queues(w: &World, out: &mut Vec<Violation>) {
 /// Checks at the end of the run.
 pub fn check_end(scenario: &Value, w: &World, _watch: &Watch, out: &mut Vec<Violation>) {
     check_process_queues(w, out);
+    check_consumed_from_live_process_queues(w, out);
     check_stored_once(w, out);
     check_conservation(w, out);
     check_duplicates(w, out);
     check_orderly(w, out);
     check_liveness(scenario, w, out);
+}
+
+/// A listener whose result counted ran on a ProcessQueue that was live from its start to its
+/// end; one that ran on a dropped ProcessQueue had its result discarded (§5 step 3).
+fn check_consumed_from_live_process_queues(w: &World, out: &mut Vec<Violation>) {
+    for r in &w.consumptions {
+        let Some(pq) = w.process_queue_record(r.pq) else {
+            violation(out, "process-queue-identity", r.at, format!("consumption from unknown {}", r.pq));
+            continue;
+        };
+        let live = pq.created_at <= r.started_at && pq.dropped.is_none_or(|(t, _)| t >= r.at);
+        if !live && !r.result_discarded {
+            violation(
+                out,
+                "process-queue-identity",
+                r.at,
+                format!("{} counted m{} from {} dropped at {:?}", w.consumers[r.consumer].name, r.msg, r.pq, pq.dropped),
+            );
+        }
+        if live && r.result_discarded && pq.dropped.is_none() {
+            violation(out, "process-queue-identity", r.at, format!("m{} discarded from the live {}", r.msg, r.pq));
+        }
+    }
 }
 
 fn check_stored_once(w: &World, out: &mut Vec<Violation>) {
