@@ -246,6 +246,13 @@ impl World {
                 if let Some(e) = &con.start_error {
                     lines.push(StateLine { text: e.clone(), changed_at: None, alert: true });
                 }
+                if con.running && con.rebalance.unbalanced {
+                    lines.push(StateLine {
+                        text: "not balanced: its ProcessQueues differ from its allocation (a lock refused, a removal deferred), so it rebalances again after 1 s".into(),
+                        changed_at: None,
+                        alert: true,
+                    });
+                }
                 if con.name != con.client_id {
                     // Another instance may report the same clientId: the broker cannot tell them apart.
                     let shared = self.consumers.iter().filter(|o| o.running && o.client_id == con.client_id).count() > 1;
