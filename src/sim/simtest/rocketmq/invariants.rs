@@ -14,8 +14,9 @@
 //!   discarded result, a handover, a crash, a retry or a shared clientId.
 //! - `orderly-exclusive`, `orderly-order`, `orderly-locked` (§8): in CLUSTERING no two consumers
 //!   run the listener on one queue at the same time (excepted: a forced unlock, a graceful
-//!   shutdown that unlocks without waiting for its listeners, a shared clientId), a ProcessQueue
-//!   consumes in queue-offset order, under its broker lock.
+//!   shutdown that unlocks without waiting for its listeners, and instances sharing a clientId,
+//!   whose one broker lock either may release), a ProcessQueue consumes in queue-offset order,
+//!   under its broker lock.
 //! - `consistent-group-liveness` (§10, §11): in a group whose members subscribe alike, once churn
 //!   has stopped and the run has settled, every matching message is consumed at least once.
 
@@ -271,6 +272,17 @@ fn mq_of(w: &World, m: &Message) -> MessageQueue {
     MessageQueue::new(&*m.topic, &*w.brokers[m.broker].name, m.queue_id)
 }
 
+/// Whether another member of `c`'s group that ran shares its clientId. Broker locks are keyed by
+/// clientId, so such twins share one lock: both may consume the queue at once, and one twin's
+/// unlock (on removal or shutdown) releases the lock the other still counts on.
+fn has_twin(w: &World, c: usize) -> bool {
+    let con = &w.consumers[c];
+    w.consumers
+        .iter()
+        .enumerate()
+        .any(|(o, x)| o != c && x.group == con.group && x.client_id == con.client_id && !x.incarnation.is_initial())
+}
+
 fn check_orderly(w: &World, out: &mut Vec<Violation>) {
     // Per ProcessQueue: offsets strictly increase.
     let mut by_pq: BTreeMap<_, Vec<usize>> = BTreeMap::new();
@@ -284,7 +296,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
         if con.model == MessageModel::Clustering {
             let m = &w.messages[r.msg as usize];
             by_queue.entry((con.group.to_string(), mq_of(w, m))).or_default().push(i);
-            if r.lock.is_none() && !r.result_discarded {
+            if r.lock.is_none() && !r.result_discarded && !has_twin(w, r.consumer) {
                 violation(
                     out,
                     "orderly-locked",
@@ -317,7 +329,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
                 if a.consumer == b.consumer || forced(a) || forced(b) {
                     continue;
                 }
-                let shared = w.consumers[a.consumer].client_id == w.consumers[b.consumer].client_id;
+                let shared = has_twin(w, a.consumer) || has_twin(w, b.consumer);
                 if !shared && a.started_at < b.at && b.started_at < a.at {
                     violation(
                         out,
