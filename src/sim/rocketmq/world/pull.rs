@@ -41,10 +41,14 @@ impl World {
             }
             if !pq.previously_locked {
                 // The first pull after the lock re-reads the offset from the broker.
-                let (offset, _) = self.compute_pull_from_where(c, &mq);
+                let (offset, source) = self.compute_pull_from_where(c, &mq);
                 let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("still live");
                 pq.previously_locked = true;
                 pq.next_offset = offset;
+                if let Some(record) = self.process_queues.get_mut(r.pq.0 as usize - 1) {
+                    record.start_offset = offset;
+                    record.source = source;
+                }
             }
         }
         let con = &self.consumers[c];

@@ -39,6 +39,7 @@ pub struct PqRecord {
     pub incarnation: Incarnation,
     pub mq: MessageQueue,
     pub created_at: Millis,
+    /// Where its pulls started (orderly: re-read from the broker at the first pull after the lock).
     pub start_offset: u64,
     pub source: StartOffsetSource,
     /// When and why it was dropped.
