@@ -185,8 +185,8 @@ mod tests {
             assert!(kinds.contains(&k), "{k:?} missing from {:?}", s.marks);
         }
         assert!(
-            s.marks.iter().any(|m| m.kind == MomentKind::Overwrite && (5_000..5_100).contains(&m.at) && m.count >= 3),
-            "the 5.005 s burst of three overwrites: {:?}",
+            s.marks.iter().any(|m| m.kind == MomentKind::Overwrite && (5_000..5_100).contains(&m.at) && m.count >= 2),
+            "the 5 s burst (ConsumerB's heartbeat, then ConsumerA's answer): {:?}",
             s.marks
         );
     }
