@@ -32,7 +32,7 @@ test('1. draw the mechanism: table entries flash when overwritten, mismatch mark
   // Step through the overwrite burst: the broker box shows each entry in turn, flashing.
   const seen = [];
   let flashed = 0;
-  while ((await simMs(page)) < 5016) {
+  while ((await simMs(page)) < 6016) {
     await step(page);
     const s = await scene(page);
     const line = s.brokers[0].lines.find((l) => l.startsWith('TopicTestA'));
@@ -42,7 +42,7 @@ test('1. draw the mechanism: table entries flash when overwritten, mismatch mark
     }
   }
   const order = seen.map((l) => l.match(/⇐ (\w+) \((\w+), subVersion (\d+)\)/).slice(1).join(' '));
-  assert.deepEqual(order.slice(-3), ['TagB ConsumerB 5000', 'TagA ConsumerA 5008', 'TagB ConsumerB 5010'], JSON.stringify(seen));
+  assert.deepEqual(order.slice(-3), ['TagB ConsumerB 5000', 'TagA ConsumerA 5008', 'TagB ConsumerB 6010'], JSON.stringify(seen));
   assert.ok(flashed >= 3, `each overwrite flashes (${flashed})`);
   // ConsumerA's own TagA differs from the table's TagB: it carries the mismatch mark.
   let s = await waitScene(page, (x) => x.consumers.find((c) => c.name === 'ConsumerA')?.mismatch);
@@ -257,7 +257,7 @@ test('7. accessible: axe on every preset, keyboard on canvas, log and tabs, name
   const { page } = await openPage(ctx, { fragment: `#preset=${SEED}&t=5004` });
   // The live region says what changed, step by step.
   const said = [];
-  while ((await simMs(page)) < 5016) {
+  while ((await simMs(page)) < 6016) {
     await step(page);
     await page.waitForTimeout(30);
     said.push(await page.textContent('[data-testid="live-summary"]'));
