@@ -58,13 +58,12 @@ fn run(args: &[String]) -> ExitCode {
                     out.push_str(&log_line(&*sim, i));
                     out.push('\n');
                 }
-                print!("{out}");
+                emit(&out)
             } else if as_json {
-                println!("{}", serde_json::to_string_pretty(&sim.report()).unwrap_or_default());
+                emit(&(serde_json::to_string_pretty(&sim.report()).unwrap_or_default() + "\n"))
             } else {
-                print!("{}", sim.report_text());
+                emit(&sim.report_text())
             }
-            ExitCode::SUCCESS
         }
         Err(errors) => {
             for e in errors {
@@ -150,5 +149,20 @@ fn conformance_cmd(args: &[String]) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Writes a (possibly long) output; a reader that went away (`| head`) is not an error, whereas
+/// `print!` would panic on the broken pipe.
+fn emit(text: &str) -> ExitCode {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("writing the output: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
