@@ -22,6 +22,8 @@ pub const MAX_LINK: usize = 16_384;
 /// Most bytes a packed field may inflate to.
 pub const MAX_INFLATED: usize = 1 << 20;
 const MAX_TIME: u64 = 10_000_000_000;
+/// The scenario limit on messages in one run.
+const MAX_BENCH_MESSAGES: u64 = 50_000_000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Link {
@@ -37,8 +39,11 @@ pub struct Link {
     pub panel: Option<String>,
     /// `#embed`: canvas and minimal controls, for docs pages.
     pub embed: bool,
-    /// `#bench`: the generated many-messages scenario.
+    /// `#bench`: the generated many-messages scenario, played at 1x.
     pub bench: bool,
+    /// `#bench=<messages>`: the same scenario with that many messages, paused at t=0 (for
+    /// measuring seeks over long runs).
+    pub bench_messages: Option<u64>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -149,6 +154,15 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
         let vcol = column + key.chars().count() + 1;
         let packed = |value: &str| unpack(value).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") });
         match key {
+            "bench" => match value.parse::<u64>() {
+                Ok(n @ 4..=MAX_BENCH_MESSAGES) => {
+                    link.bench = true;
+                    link.bench_messages = Some(n);
+                }
+                _ => {
+                    return err(vcol, format!("bench: expected a message count from 4 to {MAX_BENCH_MESSAGES}, found {value:?}"))
+                }
+            },
             "preset" => match by_file(value).or_else(|| by_file(&format!("{value}.json"))) {
                 Some(Preset { file, .. }) => link.preset = Some(file),
                 None => return err(vcol, format!("unknown preset {value:?}")),
@@ -245,6 +259,8 @@ mod tests {
         assert_eq!(l.speed, Some(10.0));
         assert_eq!(parse_fragment("").unwrap().preset, None);
         assert!(parse_fragment("#bench").unwrap().bench);
+        assert_eq!(parse_fragment("#bench=1000000").unwrap().bench_messages, Some(1_000_000));
+        assert_eq!(parse_fragment("#bench=lots").unwrap_err().column, 8);
         assert!(parse_fragment("#embed&preset=consistent-group").unwrap().embed);
     }
 

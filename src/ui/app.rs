@@ -132,12 +132,17 @@ pub fn App() -> impl IntoView {
     // scenario played at 1×; a bad one is reported with its column.
     let hash = || web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let first = hash();
-    let bench = matches!(crate::sim::link::parse_fragment(&first), Ok(l) if l.bench);
+    let link = crate::sim::link::parse_fragment(&first).ok();
+    let bench = link.as_ref().is_some_and(|l| l.bench);
     super::url::follow(sim, &first);
-    if bench {
-        sim.load_bench();
-        sim.speed_log.set(0.0);
-        sim.playing.set(true);
+    match link.and_then(|l| l.bench.then_some(l.bench_messages)) {
+        Some(None) => {
+            sim.load_bench(240_000);
+            sim.speed_log.set(0.0);
+            sim.playing.set(true);
+        }
+        Some(Some(n)) => sim.load_bench(n),
+        None => {}
     }
     super::url::keep_in_sync(sim);
 
@@ -215,8 +220,16 @@ pub fn App() -> impl IntoView {
                 ev.prevent_default();
                 sim.run_to_end();
             }
+            "Home" => {
+                ev.prevent_default();
+                sim.playing.set(false);
+                sim.seek(0);
+            }
             "?" => sim.show_help.update(|h| *h = !*h),
-            "Escape" => sim.show_help.set(false),
+            "Escape" => {
+                sim.show_help.set(false);
+                sim.cancel_seek();
+            }
             _ => {}
         }
     });
@@ -313,7 +326,9 @@ pub fn App() -> impl IntoView {
                         <dt><kbd>"N"</kbd></dt>
                         <dd>"Run to the next key moment"</dd>
                         <dt><kbd>"End"</kbd></dt>
-                        <dd>"Run to the end of the scenario"</dd>
+                        <dd>"Run to the end of the scenario (a long run seeks in slices; Escape stops it)"</dd>
+                        <dt><kbd>"Home"</kbd></dt>
+                        <dd>"Back to the start"</dd>
                         <dt><kbd>"Tab"</kbd>" to the canvas, then arrows"</dt>
                         <dd>"Move between brokers, partitions and consumers; Enter opens a message's provenance"</dd>
                         <dt><kbd>"?"</kbd></dt>

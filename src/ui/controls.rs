@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::share::edit_marks;
-use super::state::{fmt_ms, Sim, Source, PRESETS};
+use super::state::{fmt_ms, SeekJob, Sim, Source, PRESETS};
 use crate::sim::engine::Millis;
 use crate::sim::model::MomentKind;
 use crate::sim::story::Mark;
@@ -232,6 +232,7 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
             >
                 {move || format!("t = {} / {}", fmt_ms(sim_now()), fmt_ms(until_ms()))}
             </span>
+            {move || sim.seeking.get().map(|job| view! { <SeekProgress sim job /> })}
             <button class="help-btn" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" on:click=move |_| sim.show_help.update(|h| *h = !*h)>
                 "?"
             </button>
@@ -380,5 +381,34 @@ pub fn Timeline() -> impl IntoView {
                 }}
             </div>
         </section>
+    }
+}
+
+/// A long seek under way: how far it got, and a way to stop it there (also Escape).
+#[component]
+fn SeekProgress(sim: Sim, job: SeekJob) -> impl IntoView {
+    let span = job.to.saturating_sub(job.from).max(1);
+    let pct = move || {
+        sim.version.track();
+        let now = sim.peek(|m| m.now()).unwrap_or(job.from);
+        (now.saturating_sub(job.from) * 100 / span).min(100)
+    };
+    view! {
+        <span class="seek-progress" data-testid="seek-progress">
+            <span
+                class="seek-bar"
+                role="progressbar"
+                aria-label=format!("Seeking to {}", fmt_ms(job.to))
+                aria-valuemin="0"
+                aria-valuemax="100"
+                aria-valuenow=move || pct().to_string()
+            >
+                <span class="seek-fill" style=move || format!("width: {}%", pct())></span>
+            </span>
+            {move || format!("seeking to {}: {}%", fmt_ms(job.to), pct())}
+            <button data-testid="seek-cancel" aria-keyshortcuts="Escape" on:click=move |_| sim.cancel_seek()>
+                "Cancel"
+            </button>
+        </span>
     }
 }

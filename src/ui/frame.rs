@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use super::announce;
 use super::canvas;
 use super::plots::{draw_backlog, draw_consumed};
-use super::state::Sim;
+use super::state::{Sim, SLICE_MS};
 use super::track::Tracker;
 
 /// Plots redraw at most this often while playing (and always at most once per frame).
@@ -95,8 +95,11 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         frames.set(frames.get().wrapping_add(1));
         let prev = last_ts.replace(Some(ts));
         let dt = prev.map(|p| (ts - p).clamp(0.0, 100.0)).unwrap_or(0.0);
-        let playing = sim.playing.get_untracked();
-        if playing {
+        let seeking = sim.seeking.get_untracked();
+        let playing = sim.playing.get_untracked() && seeking.is_none();
+        if let Some(job) = seeking {
+            sim.seek_slices(job, SLICE_MS);
+        } else if playing {
             let now = sim.peek(|m| m.now()).unwrap_or(0);
             let speed = sim.speed();
             let paced = if sim.pacing.get_untracked() {

@@ -10,6 +10,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::frame::perf_now;
 use crate::sim::engine::Millis;
 use crate::sim::history::{Entered, History};
 use crate::sim::json_path::{parse_json, PathError};
@@ -98,7 +99,23 @@ pub struct Sim {
     pub comparing: RwSignal<bool>,
     /// Embed mode (`#embed`): canvas and minimal controls only.
     pub embed: RwSignal<bool>,
+    /// A long seek still under way: the frame loop advances it a slice per frame.
+    pub seeking: RwSignal<Option<SeekJob>>,
 }
+
+/// A seek that did not finish within one frame's budget. `chunk` is the simulated time one
+/// slice advances, adapted so that a slice costs about `SLICE_MS` of wall time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeekJob {
+    pub from: Millis,
+    pub to: Millis,
+    pub chunk: Millis,
+}
+
+/// Wall time a seek may take before the page gets a frame (the rest runs in later frames).
+pub const SEEK_FIRST_MS: f64 = 40.0;
+/// Wall time per frame for a seek under way: the page keeps drawing and answering input.
+pub const SLICE_MS: f64 = 20.0;
 
 impl Default for Sim {
     fn default() -> Self {
@@ -135,6 +152,7 @@ impl Sim {
             compare: StoredValue::new_local(None),
             comparing: RwSignal::new(false),
             embed: RwSignal::new(false),
+            seeking: RwSignal::new(None),
         };
         sim.load(0);
         sim
@@ -159,6 +177,7 @@ impl Sim {
     /// Installs a freshly loaded run (or shows why it could not load) and starts over from it.
     fn install(&self, r: Result<(Loaded, Value), String>, source: Source) {
         self.playing.set(false);
+        self.seeking.set(None);
         self.close_compare();
         match r {
             Ok((Loaded { sim: mut m, edits }, scenario)) => {
@@ -225,8 +244,8 @@ impl Sim {
     }
 
     /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
-    pub fn load_bench(&self) {
-        let _ = self.load_text(&bench_scenario(), "benchmark");
+    pub fn load_bench(&self, messages: u64) {
+        let _ = self.load_text(&bench_scenario(messages), "benchmark");
         // The benchmark measures frames, not pacing.
         self.pacing.set(false);
     }
@@ -360,7 +379,8 @@ impl Sim {
 
     pub fn bump(&self) {
         self.version.update(|v| *v += 1);
-        if !self.playing.get_untracked() {
+        // While playing or seeking, the frame loop decides when the panels catch up.
+        if !self.playing.get_untracked() && self.seeking.get_untracked().is_none() {
             self.sync_ui();
         }
     }
@@ -442,10 +462,61 @@ impl Sim {
         self.with_history(true, |h, m| h.step_back(m));
     }
 
-    /// Moves to simulated time `t` (backwards by checkpoint + replay). Edits are kept.
+    /// Moves to simulated time `t` (backwards by checkpoint + replay). Edits are kept. A seek that
+    /// takes longer than `SEEK_FIRST_MS` goes on in slices across frames (`seeking`), with a
+    /// progress bar and a cancel button, so a long run never freezes the page.
     pub fn seek(&self, t: Millis) {
+        self.seeking.set(None);
         let now = self.peek(|m| m.now()).unwrap_or(0);
-        self.with_history(t < now, |h, m| h.seek(m, t));
+        if t < now {
+            let mut restored = false;
+            self.with_history(true, |h, m| restored = h.rewind(m, t));
+            if !restored {
+                return;
+            }
+        }
+        let from = self.peek(|m| m.now()).unwrap_or(0);
+        self.seek_slices(SeekJob { from, to: t, chunk: 50 }, SEEK_FIRST_MS);
+    }
+
+    /// Advances a seek for about `budget_ms` of wall time; what is left stays in `seeking` for
+    /// the next frame. Each slice is one `History::advance`, so edits and checkpoints happen
+    /// exactly as in a seek done at once.
+    pub fn seek_slices(&self, mut job: SeekJob, budget_ms: f64) {
+        let start = perf_now();
+        let mut done = false;
+        // The DOM panels wait for the end: re-rendering them per slice would cost more than the
+        // slices (the clock and the progress bar follow `version`).
+        self.seeking.set(Some(job));
+        self.with_history(false, |h, m| loop {
+            if m.now() >= job.to {
+                done = true;
+                break;
+            }
+            let next = m.now().saturating_add(job.chunk).min(job.to);
+            let t0 = perf_now();
+            let _ = h.advance(m, next);
+            // Aim each slice at a quarter of the budget: cheap stretches grow the chunk fast,
+            // a burst of events shrinks it (never below one simulated millisecond).
+            let took = (perf_now() - t0).max(0.05);
+            let scale = (budget_ms / 4.0 / took).clamp(0.25, 8.0);
+            job.chunk = ((job.chunk as f64 * scale) as Millis).max(1);
+            if perf_now() - start >= budget_ms {
+                break;
+            }
+        });
+        self.seeking.set(if done { None } else { Some(job) });
+        if done {
+            self.sync_ui();
+        }
+    }
+
+    /// Stops a seek under way where it has got to.
+    pub fn cancel_seek(&self) {
+        if self.seeking.get_untracked().is_some() {
+            self.seeking.set(None);
+            self.sync_ui();
+        }
     }
 
     /// Makes an earlier branch the current one, at the same instant.
@@ -483,13 +554,15 @@ impl Sim {
     pub fn run_to_end(&self) {
         self.playing.set(false);
         let until = self.until();
-        self.advance(until);
+        self.seek(until);
     }
 
     /// Enters a command (a timeline entry in the model's JSON form, without `at`) at the current
     /// time and applies it right away (and whatever else is due at this instant), so the editors
     /// see its effect while paused. An invalid command changes nothing; its errors are returned.
     pub fn command(&self, command: Value) -> Result<(), String> {
+        // An edit lands at the playhead: a seek under way stops where it is.
+        self.cancel_seek();
         let mut result = Ok(());
         self.model.update_value(|m| {
             if let Some(m) = m {
@@ -565,13 +638,15 @@ pub fn fmt_ms(ms: Millis) -> String {
 
 /// A generated scenario for the performance test: one topic of 8 queues fed at 4 messages per
 /// simulated millisecond, one group whose consumers disagree on the tag (so both filters drop).
-pub fn bench_scenario() -> String {
+pub fn bench_scenario(messages: u64) -> String {
+    let per_send = messages / 4;
+    let until = (1_000 + per_send + 5_000).max(60_000);
     let sends: Vec<String> = ["TagA", "TagB", "TagC", "TagA"]
         .iter()
         .enumerate()
         .map(|(i, tag)| {
             format!(
-                r#"{{"at": {}, "topic": "Bench", "tag": "{tag}", "body": "m{{i}}", "count": 60000, "intervalMs": 1}}"#,
+                r#"{{"at": {}, "topic": "Bench", "tag": "{tag}", "body": "m{{i}}", "count": {per_send}, "intervalMs": 1}}"#,
                 1000 + i
             )
         })
@@ -579,7 +654,7 @@ pub fn bench_scenario() -> String {
     format!(
         r#"{{"format": "mqviz-scenario/1", "broker": "rocketmq", "name": "Benchmark: thousands of messages in flight",
   "description": "Generated load for the frame-time measurement: 4 messages per simulated millisecond into 8 queues; ConsumerA takes everything, ConsumerB only TagA, ConsumerC only TagB, so the broker's and the clients' tag filters both drop messages.",
-  "seed": 7, "until": 60000, "network": {{"latencyMs": 1}},
+  "seed": 7, "until": {until}, "network": {{"latencyMs": 1}},
   "brokers": [{{"name": "broker-a"}}],
   "topics": [{{"name": "Bench", "queues": 8}}],
   "producers": [{{"id": "Loader", "group": "benchProducers", "startIndex": 0, "sends": [{}]}}],
@@ -589,7 +664,8 @@ pub fn bench_scenario() -> String {
       {{"clientId": "ConsumerB", "subscriptions": {{"Bench": "TagA"}}, "startAt": 0}},
       {{"clientId": "ConsumerC", "subscriptions": {{"Bench": "TagB"}}, "startAt": 0}}
     ]}}]}}"#,
-        sends.join(", ")
+        sends.join(", "),
+        until = until,
     )
 }
 

@@ -1,0 +1,87 @@
+// Seeking without freezing (issue "RocketMQ fidelity under churn ... memory that scales", item 5):
+// a long seek runs in slices across animation frames, shows its progress and can be cancelled.
+// `#bench=N` opens the generated load scenario with N messages, paused at t=0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useBrowser, openPage, simMs, artifacts } from './harness.mjs';
+
+const ctx = useBrowser();
+const MESSAGES = Number(process.env.MQVIZ_SEEK_MESSAGES || 1000000);
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
+}
+
+async function until(page) {
+  return Number(await page.getAttribute('[data-testid="sim-time"]', 'data-until'));
+}
+
+test(`a seek to the end of ${MESSAGES} messages runs in slices: progress shown, frames keep coming (sliced = one seek: sim::history tests)`, async () => {
+  const { page, errors } = await openPage(ctx, { fragment: `#bench=${MESSAGES}` });
+  await page.waitForFunction(() => Array.isArray(window.__mqvizFrameMs));
+  const end = await until(page);
+  assert.ok(end > 60000, `the bench run is long (${end} ms)`);
+  // Watch frames from the page itself while the seek runs.
+  await page.evaluate(() => {
+    window.__seek = { intervals: [], last: null, start: window.__mqvizFrameMs.length, t0: performance.now(), progressSeen: false };
+    const f = (ts) => {
+      const s = window.__seek;
+      if (s.last !== null) s.intervals.push(ts - s.last);
+      s.last = ts;
+      if (document.querySelector('[data-testid="seek-progress"]')) s.progressSeen = true;
+      if (document.querySelector('[data-testid="sim-time"]').dataset.atEnd === 'true') {
+        s.done = performance.now() - s.t0;
+        s.work = window.__mqvizFrameMs.slice(s.start);
+        return;
+      }
+      requestAnimationFrame(f);
+    };
+    requestAnimationFrame(f);
+  });
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => window.__seek.done !== undefined, null, { timeout: 240000 });
+  const s = await page.evaluate(() => window.__seek);
+  assert.ok(s.progressSeen, 'a progress bar showed while seeking');
+  assert.equal(await page.$('[data-testid="seek-progress"]'), null, 'the progress bar goes away at the end');
+  assert.equal(await simMs(page), end);
+  const figures = {
+    messages: MESSAGES,
+    seekToEndMs: Math.round(s.done),
+    frameIntervalMs: { p50: pct(s.intervals, 50), p95: pct(s.intervals, 95), max: pct(s.intervals, 100), frames: s.intervals.length },
+    loopWorkMs: { p50: pct(s.work, 50), p95: pct(s.work, 95), samples: s.work.length },
+  };
+  writeFileSync(join(artifacts, 'seek.json'), JSON.stringify(figures, null, 2));
+  console.log(`SEEK ${JSON.stringify(figures)}`);
+  assert.ok(figures.loopWorkMs.p95 < 50, `frame work p95 ${figures.loopWorkMs.p95} ms during the seek`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a seek can be cancelled (button or Escape) and stops where it got to; seeking back is sliced too', async () => {
+  const { page, errors } = await openPage(ctx, { fragment: `#bench=${MESSAGES}` });
+  const end = await until(page);
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-testid="seek-progress"]');
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-testid="seek-progress"]', { state: 'detached' });
+  const stopped = await simMs(page);
+  assert.ok(stopped > 0 && stopped < end, `stopped part-way (${stopped} of ${end})`);
+  await page.waitForTimeout(300);
+  assert.equal(await simMs(page), stopped, 'a cancelled seek stays where it stopped');
+  // The button does the same.
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-testid="seek-progress"]');
+  await page.click('[data-testid="seek-cancel"]');
+  await page.waitForSelector('[data-testid="seek-progress"]', { state: 'detached' });
+  const second = await simMs(page);
+  assert.ok(second >= stopped && second < end, `the second seek went on from ${stopped} to ${second}`);
+  // The playhead still works afterwards: Home goes back to the start.
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0', null, { timeout: 60000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
