@@ -18,8 +18,9 @@ const VERDICTS: [&str; 5] = ["TRUE", "FALSE", "NULL", "EVAL_ERROR", "BLOOM_MISS"
 const NO_VERDICT: u8 = u8::MAX;
 const NO_CAUSE: u32 = u32::MAX;
 
-/// What one entry costs besides its cause (4 bytes) and, rarely, a whole event.
-pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+// What one entry costs besides its cause (4 bytes) and, rarely, a whole event: a regression
+// here multiplies by millions.
+const _: () = assert!(std::mem::size_of::<Slot>() <= 20);
 
 /// One entry: a per-message event in a few words, or the index of a whole event.
 #[derive(Clone, Copy, Debug)]

@@ -100,6 +100,10 @@ fn with_index(template: &str, i: u32) -> String {
     }
 }
 
+// Per-message records: a regression here multiplies by millions.
+const _: () = assert!(std::mem::size_of::<Message>() <= 72);
+const _: () = assert!(std::mem::size_of::<CqEntry>() == 8);
+
 /// A message body: the send script's template and the message's index, rendered on demand so
 /// a million-message run does not allocate a million strings.
 #[derive(Clone, Debug)]

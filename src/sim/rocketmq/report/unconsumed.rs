@@ -87,7 +87,7 @@ fn from_provenance(
                     let table = w.brokers.iter().find_map(|b| b.groups.get(group)?.subscription_table.get(&**m.topic()).cloned());
                     let which = match table {
                         Some(t) if t.sub_string != *expression => {
-                            describe_running_filter(w, group, &m.topic(), &t.sub_string, t.sub_version, table_owner)
+                            describe_running_filter(w, group, m.topic(), &t.sub_string, t.sub_version, table_owner)
                         }
                         _ => format!("{expression:?} (from {table_owner}'s heartbeat)"),
                     };
@@ -157,7 +157,7 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
             mq.short()
         ));
     }
-    let alloc = allocation_by_strategy(w, group, &m.topic(), members);
+    let alloc = allocation_by_strategy(w, group, m.topic(), members);
     if let Some(cid) = alloc.get(&mq) {
         return (
             "owner-does-not-subscribe",

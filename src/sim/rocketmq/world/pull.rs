@@ -297,7 +297,7 @@ impl World {
     pub(super) fn calc_bitmap(&mut self, b: usize, msg: MsgId) {
         let broker = &self.brokers[b];
         let m = &self.messages[msg as usize];
-        let filters = broker.filter_manager.get_topic(&m.topic());
+        let filters = broker.filter_manager.get_topic(m.topic());
         if filters.is_empty() {
             return;
         }
@@ -356,7 +356,7 @@ impl World {
                     let m = &self.messages[msg as usize];
                     let same_queue = r.mq.queue_id == m.queue_id && *r.mq.topic == **m.topic();
                     same_queue
-                        && ((broker.max_offset(&m.topic(), m.queue_id) > r.offset
+                        && ((broker.max_offset(m.topic(), m.queue_id) > r.offset
                             && self.held_filter_matches(broker, &h.filter, m))
                             || timed_out)
                 }

@@ -151,7 +151,7 @@ fn check_stored_once(w: &World, out: &mut Vec<Violation>) {
         if m.stored_at == 0 {
             continue;
         }
-        let entry = w.brokers[m.broker].cq(&m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
+        let entry = w.brokers[m.broker].cq(m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
         if entry.is_none_or(|e| e.msg != m.id) {
             violation(
                 out,
@@ -200,7 +200,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
             let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
             let member = (model == MessageModel::Broadcasting).then(|| w.consumers[scope[0]].name.to_string());
             for m in
-                w.messages.iter().filter(|m| m.origin.is_none() && !is_system_topic(&m.topic()) && topics.contains(&**m.topic()))
+                w.messages.iter().filter(|m| m.origin.is_none() && !is_system_topic(m.topic()) && topics.contains(&**m.topic()))
             {
                 let is_listed = listed.contains_key(&(group.clone(), member.clone(), m.id as u64));
                 if consumed.contains(&m.id) == is_listed {
