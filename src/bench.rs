@@ -27,12 +27,24 @@ pub fn throughput_scenario(n: u64) -> String {
     )
 }
 
-/// Runs the throughput scenario; returns (simulated messages, seconds, events).
-pub fn run_throughput(n: u64, trace: bool) -> (u64, f64, usize) {
+/// One throughput run: what it simulated, how long it took, and what it held.
+pub struct ThroughputRun {
+    pub messages: u64,
+    pub secs: f64,
+    pub events: usize,
+    /// The world's own estimate of the bytes it holds at the end (`World::memory_bytes`).
+    pub model_bytes: u64,
+    /// Set when the memory budget stopped the run.
+    pub stopped: Option<String>,
+}
+
+/// Runs the throughput scenario under a memory budget (bytes).
+pub fn run_throughput(n: u64, trace: bool, budget: u64) -> ThroughputRun {
     let s = parse_scenario(&throughput_scenario(n)).expect("bench scenario is valid");
     let start = Instant::now();
     let mut w = World::new(s);
     w.trace_messages = trace;
+    w.memory_budget = budget;
     // Stop once everything is consumed: idle heartbeats and rebalances are not throughput.
     let consumed = |w: &World| w.consumers.iter().map(|c| c.stats.consumed).sum::<u64>();
     let mut t = 0;
@@ -41,20 +53,29 @@ pub fn run_throughput(n: u64, trace: bool) -> (u64, f64, usize) {
         w.run_until(t);
     }
     let secs = start.elapsed().as_secs_f64();
-    let consumed = consumed(&w);
-    assert_eq!(consumed, n / 2, "every TagA message is consumed exactly once");
-    (n, secs, w.log.len())
+    let stopped = w.budget_stop.as_ref().map(|s| s.message());
+    if stopped.is_none() {
+        assert_eq!(consumed(&w), n / 2, "every TagA message is consumed exactly once");
+    }
+    ThroughputRun { messages: n, secs, events: w.log().len(), model_bytes: w.memory_bytes(), stopped }
 }
 
-fn bench_throughput(n: u64) {
-    for trace in [false, true] {
-        let (msgs, secs, events) = run_throughput(n, trace);
+fn bench_throughput(n: u64, provenance: &[bool], budget: u64) {
+    for &trace in provenance {
+        let r = run_throughput(n, trace, budget);
         println!(
-            "throughput (provenance {}): {msgs} messages, 16 queues, 8 consumers, tag filter: {:.3} s, {:.2} M msgs/s, {events} log events",
+            "throughput (provenance {}): {} messages, 16 queues, 8 consumers, tag filter: {:.3} s, {:.2} M msgs/s, {} log events, model holds {} ({:.0} bytes/message)",
             if trace { "on" } else { "off" },
-            secs,
-            msgs as f64 / secs / 1e6
+            r.messages,
+            r.secs,
+            r.messages as f64 / r.secs / 1e6,
+            r.events,
+            crate::sim::rocketmq::world::budget::mb(r.model_bytes),
+            r.model_bytes as f64 / r.messages.max(1) as f64
         );
+        if let Some(why) = r.stopped {
+            println!("  stopped early: {why}");
+        }
     }
 }
 
@@ -113,18 +134,26 @@ fn bench_sql92() {
 }
 
 pub fn main(args: &[String]) -> ExitCode {
-    let which = args.iter().find(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("all");
+    let which = args.first().filter(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("all");
     let n = args
         .iter()
         .position(|a| a == "--messages")
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
+    let option = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str);
+    // The benchmark measures; a budget applies only when asked for (in MB).
+    let budget = option("--memory-budget").and_then(|v| v.parse::<u64>().ok()).map_or(u64::MAX, |mb| mb * 1_000_000);
+    let provenance: &[bool] = match option("--provenance") {
+        Some("on") => &[true],
+        Some("off") => &[false],
+        _ => &[false, true],
+    };
     if cfg!(debug_assertions) {
         println!("note: this is a debug build; build with --release for meaningful figures");
     }
     match which {
-        "throughput" => bench_throughput(n),
+        "throughput" => bench_throughput(n, provenance, budget),
         "allocate" => bench_allocate(),
         "sql92" => bench_sql92(),
         "filters" => crate::bench_filters::bench_filter_manager(),
@@ -133,7 +162,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "pulsar-sim" => crate::bench_pulsar_sim::bench_pulsar_sim(n as usize),
         "kafka-sim" => crate::bench_kafka_sim::bench_kafka_sim(n),
         "all" => {
-            bench_throughput(n);
+            bench_throughput(n, provenance, budget);
             bench_allocate();
             bench_sql92();
             crate::bench_filters::bench_filter_manager();

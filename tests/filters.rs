@@ -16,9 +16,8 @@ fn run(text: &str) -> World {
 
 fn verdicts(w: &World) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = w
-        .log
+        .log()
         .entries()
-        .iter()
         .filter_map(|e| match &e.kind {
             Event::BrokerFiltered { verdict: Some(v), .. } => Some(*v),
             _ => None,
@@ -42,11 +41,7 @@ fn sql92_preset_filters_by_string_properties_and_refuses_start_without_property_
     // enablePropertyFilter=false: CHECK_CLIENT_CONFIG makes start() throw.
     assert_eq!(r["consumers"]["SqlConsumerOff"]["running"], false);
     assert!(r["consumers"]["SqlConsumerOff"]["startError"].as_str().unwrap().contains("enablePropertyFilter=false"));
-    assert!(w
-        .log
-        .entries()
-        .iter()
-        .any(|e| matches!(&e.kind, Event::StartFailed { client, .. } if &**client == "SqlConsumerOff")));
+    assert!(w.log().entries().any(|e| matches!(&e.kind, Event::StartFailed { client, .. } if &**client == "SqlConsumerOff")));
     let reasons: Vec<&str> = r["unconsumed"].as_array().unwrap().iter().map(|u| u["reason"].as_str().unwrap()).collect();
     assert!(reasons.iter().any(|x| x.contains("evaluated to NULL")));
     assert!(reasons.iter().any(|x| x.contains("evaluated to EVAL_ERROR")));

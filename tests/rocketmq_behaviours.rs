@@ -23,8 +23,8 @@ fn run(text: &str) -> World {
     w
 }
 
-fn events<'a>(w: &'a World, pred: impl Fn(&Event) -> bool + 'a) -> Vec<(u64, &'a Event)> {
-    w.log.entries().iter().filter(|e| pred(&e.kind)).map(|e| (e.at, &e.kind)).collect()
+fn events(w: &World, pred: impl Fn(&Event) -> bool) -> Vec<(u64, Event)> {
+    w.log().entries().filter(|e| pred(&e.kind)).map(|e| (e.at, e.kind)).collect()
 }
 
 #[test]
@@ -134,9 +134,8 @@ fn queue_count_and_strategy_changes_take_effect_through_routes_and_rebalance() {
     let w = run(&scenario(groups, timeline, 200_000, 0));
     // The last allocation c1 computed before `t`.
     let alloc_before = |t: u64| -> Vec<u32> {
-        w.log
+        w.log()
             .entries()
-            .iter()
             .rev()
             .filter(|e| e.at < t)
             .find_map(|e| match &e.kind {
@@ -147,13 +146,13 @@ fn queue_count_and_strategy_changes_take_effect_through_routes_and_rebalance() {
     };
     assert_eq!(alloc_before(40_000), vec![0, 1]);
     // After the route refresh (every 30 s) c1 gets half of 8 queues.
-    let eight = w.log.entries().iter().find(
+    let eight = w.log().entries().find(
         |e| matches!(&e.kind, Event::Allocated { client, queues, .. } if &**client == "c1" && queues.len() == 4 && e.at > 40_000),
     );
     let eight = eight.expect("c1 allocated 4 of 8 queues");
     assert!(eight.at <= 40_000 + 30_000 + 20_001, "at {}", eight.at);
-    let circle = w.log.entries().iter().find(|e| matches!(&e.kind, Event::Allocated { client, topic, strategy: "AVG_BY_CIRCLE", .. } if &**client == "c1" && &**topic == "T"));
-    match circle.map(|e| &e.kind) {
+    let circle = w.log().entries().find(|e| matches!(&e.kind, Event::Allocated { client, topic, strategy: "AVG_BY_CIRCLE", .. } if &**client == "c1" && &**topic == "T"));
+    match circle.as_ref().map(|e| &e.kind) {
         Some(Event::Allocated { queues, .. }) => assert_eq!(queues, &vec![0, 2, 4, 6]),
         other => panic!("no AVG_BY_CIRCLE allocation: {other:?}"),
     }
@@ -170,8 +169,7 @@ fn produce_commands_add_send_scripts_mid_run() {
         r["consumers"]["c1"]["consumed"].as_array().unwrap().iter().map(|m| m["body"].as_str().unwrap()).collect();
     assert_eq!(bodies.len(), 5, "{bodies:?}");
     assert!(bodies.iter().all(|b| b.starts_with("late ")));
-    let first =
-        w.log.entries().iter().find(|e| matches!(&e.kind, Event::MessageStored { tag: Some(t), .. } if &**t == "B")).unwrap();
+    let first = w.log().entries().find(|e| matches!(&e.kind, Event::MessageStored { tag: Some(t), .. } if &**t == "B")).unwrap();
     assert!(first.at >= 20_000);
     // The scripted sends and the command's share the producer's queue index: round-robin continues.
     let queues: Vec<u32> = w.messages.iter().map(|m| m.queue_id).collect();

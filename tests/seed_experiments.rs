@@ -49,7 +49,7 @@ fn same_topic_different_tags_reproduces_the_article() {
         && h["oldExpression"] == "TagA"
         && h["newExpression"] == "TagB"
         && h["byClient"] == "ConsumerB"));
-    assert!(w.log.entries().iter().any(|e| matches!(e.kind, Event::ClientFiltered { .. })));
+    assert!(w.log().entries().any(|e| matches!(e.kind, Event::ClientFiltered { .. })));
 }
 
 #[test]
@@ -93,9 +93,8 @@ fn different_topics_same_tag_leaves_queues_unpulled() {
     assert!(removed_a >= 3 && added_a >= 3, "{flips:?}");
     // Pulls fail with SUBSCRIPTION_NOT_EXIST while the table lacks the puller's topic.
     assert!(w
-        .log
+        .log()
         .entries()
-        .iter()
         .any(|e| matches!(&e.kind, Event::PullServed { status: PullStatus::Error("SUBSCRIPTION_NOT_EXIST"), .. })));
 }
 
@@ -119,22 +118,22 @@ fn same_scenario_twice_gives_byte_identical_logs() {
     for name in ["seed-same-topic-different-tags.json", "seed-different-topics-same-tag.json", "consistent-group.json"] {
         let (a, _) = run_preset(name);
         let (b, _) = run_preset(name);
-        assert_eq!(a.log.render(), b.log.render(), "{name}");
-        assert!(a.log.len() > 50);
+        assert_eq!(a.log().render(), b.log().render(), "{name}");
+        assert!(a.log().len() > 50);
     }
 }
 
 #[test]
 fn every_event_cause_points_backwards() {
     let (w, _) = run_preset("seed-same-topic-different-tags.json");
-    for e in w.log.entries() {
+    for e in w.log().entries() {
         if let Some(c) = e.cause {
             assert!(c < e.id, "{} caused by later {}", e.id, c);
         }
     }
     // A consumed message's cause chain goes back through the pull to the stored message.
-    let consumed = w.log.entries().iter().find(|e| matches!(e.kind, Event::Consumed { .. })).unwrap();
-    let chain = w.log.cause_chain(consumed.id);
+    let consumed = w.log().entries().find(|e| matches!(e.kind, Event::Consumed { .. })).unwrap();
+    let chain = w.log().cause_chain(consumed.id);
     assert!(chain.iter().any(|e| matches!(e.kind, Event::PullServed { .. })), "{chain:?}");
     assert!(chain.iter().any(|e| matches!(e.kind, Event::MessageStored { .. })), "{chain:?}");
 }
@@ -148,5 +147,5 @@ fn checkpoint_clone_replays_identically() {
     let mut checkpoint = w.clone();
     w.run_to_end();
     checkpoint.run_to_end();
-    assert_eq!(w.log.render(), checkpoint.log.render());
+    assert_eq!(w.log().render(), checkpoint.log().render());
 }

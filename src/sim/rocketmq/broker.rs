@@ -164,7 +164,7 @@ impl Broker {
             cqs.push(ConsumeQueue::default());
         }
         let cq = &mut cqs[queue_id as usize];
-        cq.entries.push(super::store::CqEntry { msg, tags_code });
+        cq.entries.push(super::store::CqEntry::new(msg, tags_code));
         cq.max_offset() - 1
     }
 

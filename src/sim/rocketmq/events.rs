@@ -245,6 +245,11 @@ pub enum Event {
         attempts: u32,
         reason: String,
     },
+    /// The run outgrew its memory budget and stopped here (`world/budget.rs`).
+    BudgetExceeded {
+        budget: u64,
+        reached: u64,
+    },
 }
 
 fn ids(v: &[u32]) -> String {
@@ -347,6 +352,10 @@ impl fmt::Display for Event {
                 write!(f, "send-refused m{msg} {broker} {topic}:{queue_id} attempt={attempt}: {reason}")
             }
             SendFailed { msg, attempts, reason } => write!(f, "send-failed m{msg} after {attempts} attempts: {reason}"),
+            BudgetExceeded { budget, reached } => write!(
+                f,
+                "memory-budget-exceeded: the model holds {reached} bytes, over its budget of {budget} bytes: the run stops here"
+            ),
         }
     }
 }
@@ -378,6 +387,7 @@ impl Event {
             OffsetIllegal { .. } => "pull",
             TagHashCollision { .. } => "filter",
             SendRefused { .. } | SendFailed { .. } => "store",
+            BudgetExceeded { .. } => "command",
         }
     }
 

@@ -11,6 +11,7 @@ pub mod filter_manager;
 pub mod filterapi;
 pub mod group_info;
 pub mod identity;
+pub mod log;
 pub mod producer_index;
 pub mod report;
 pub mod scenario;

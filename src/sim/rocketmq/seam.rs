@@ -276,12 +276,12 @@ impl World {
     fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>) -> Option<Trace> {
         let cix = |client: &str| consumers.get(client).copied();
         let pid = |m: MsgId| self.messages.get(m as usize).map(|x| x.pid).unwrap_or(u32::MAX);
-        let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key).unwrap_or(crate::sim::model::NO_KEY);
+        let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key()).unwrap_or(crate::sim::model::NO_KEY);
         Some(match kind {
             Event::MessageStored { msg, offset, .. } => {
                 let m = self.messages.get(*msg as usize)?;
-                let producer = self.producers.iter().position(|p| p.id == m.producer).map(|p| p as u32);
-                Trace::Stored { msg: *msg, key: m.key, partition: m.pid, offset: *offset, producer }
+                let producer = self.producers.iter().position(|p| p.id == *m.producer()).map(|p| p as u32);
+                Trace::Stored { msg: *msg, key: m.key(), partition: m.pid, offset: *offset, producer }
             }
             Event::Consumed { msg, client, .. } => {
                 Trace::Delivered { msg: *msg, key: key(*msg), partition: pid(*msg), consumer: cix(client)? }
@@ -375,19 +375,23 @@ impl Simulation for World {
         Ok(())
     }
     fn log_len(&self) -> usize {
-        self.log.len()
+        self.log().len()
     }
     fn log_time(&self, i: usize) -> Millis {
-        self.log.get(EventId(i as u32)).map(|e| e.at).unwrap_or(0)
+        if i < self.log().len() {
+            self.log().time(i)
+        } else {
+            0
+        }
     }
     fn log_cause(&self, i: usize) -> Option<usize> {
-        self.log.get(EventId(i as u32)).and_then(|e| e.cause).map(|c| c.0 as usize)
+        (i < self.log().len()).then(|| self.log().cause(i)).flatten().map(|c| c.0 as usize)
     }
     fn log_text(&self, i: usize) -> String {
-        self.log.get(EventId(i as u32)).map(|e| e.kind.to_string()).unwrap_or_default()
+        self.log().get(EventId(i as u32)).map(|e| e.kind.to_string()).unwrap_or_default()
     }
     fn log_kind(&self, i: usize) -> &'static str {
-        self.log.get(EventId(i as u32)).map(|e| e.kind.kind()).unwrap_or("")
+        self.log_store_kind(i)
     }
     fn log_kinds(&self) -> &'static [&'static str] {
         &[
@@ -405,21 +409,20 @@ impl Simulation for World {
         ]
     }
     fn log_message(&self, i: usize) -> Option<MsgId> {
-        self.log.get(EventId(i as u32)).and_then(|e| e.kind.message())
+        self.log_store_message(i)
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
         let consumers: BTreeMap<&str, ConsumerIx> =
             self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
-        let entries = self.log.entries();
-        let to = to.min(entries.len());
-        for (i, e) in entries.iter().enumerate().take(to).skip(from) {
-            if let Some(t) = self.trace_one(&e.kind, &consumers) {
+        let log = self.log();
+        for i in from..to.min(log.len()) {
+            if let Some(t) = self.trace_one(&log.kind_of(i), &consumers) {
                 out(i, t);
             }
         }
     }
     fn digest(&self) -> u64 {
-        self.log.digest()
+        self.log().digest()
     }
     fn view(&self) -> View {
         World::view(self)
@@ -437,36 +440,36 @@ impl Simulation for World {
                 let m = self.messages.get(e.msg as usize)?;
                 let root = m.root();
                 let note = self.skip_notes.get(&root).copied();
-                Some(Cell { offset: o, msg: e.msg, label: m.tag.clone(), key: m.key, fate: self.fates[root as usize], note })
+                Some(Cell { offset: o, msg: e.msg, label: m.tag().clone(), key: m.key(), fate: self.fates[root as usize], note })
             })
             .collect()
     }
     fn message(&self, msg: MsgId) -> Option<MessageView> {
         let m = self.messages.get(msg as usize)?;
-        let mut properties: Vec<(String, String)> = m.properties.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        if let Some(t) = &m.tag {
+        let mut properties: Vec<(String, String)> = m.properties().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        if let Some(t) = &m.tag() {
             properties.push(("TAGS".into(), t.to_string()));
         }
-        if let Some(k) = &m.keys {
+        if let Some(k) = &m.keys() {
             properties.push(("KEYS".into(), k.clone()));
         }
         Some(MessageView {
             msg,
-            topic: m.topic.to_string(),
+            topic: m.topic().to_string(),
             partition: (m.pid != u32::MAX).then_some(m.pid),
             offset: (m.pid != u32::MAX).then_some(m.queue_offset),
-            label: m.tag.as_deref().map(str::to_string),
-            body: m.body.text(),
+            label: m.tag().as_deref().map(str::to_string),
+            body: m.body().text(),
             properties,
-            producer: m.producer.to_string(),
+            producer: m.producer().to_string(),
             born_at: m.born_at,
             fate: self.fates.get(m.root() as usize).copied().unwrap_or(Fate::Pending),
         })
     }
     fn provenance(&self, msg: MsgId) -> Vec<usize> {
         let Some(root) = self.messages.get(msg as usize).map(|m| m.root()) else { return Vec::new() };
-        self.msg_events
-            .iter()
+        self.log()
+            .message_events()
             .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root() == root))
             .map(|(_, e)| e.0 as usize)
             .collect()
@@ -514,10 +517,11 @@ impl Simulation for World {
             .collect()
     }
     fn warnings(&self) -> Vec<(String, String)> {
-        group_members(self)
-            .iter()
-            .flat_map(|(g, ms)| group_warnings(self, g, ms).into_iter().map(move |w| (g.clone(), w)))
-            .collect()
+        let stop = self.budget_stop.iter().map(|s| ("memory budget".to_string(), s.message()));
+        stop.chain(
+            group_members(self).iter().flat_map(|(g, ms)| group_warnings(self, g, ms).into_iter().map(move |w| (g.clone(), w))),
+        )
+        .collect()
     }
     fn report(&self) -> Value {
         report_json(self)

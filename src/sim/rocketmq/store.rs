@@ -1,23 +1,36 @@
 //! Broker storage: messages (the CommitLog's content) and ConsumeQueues of 20-byte entries.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::events::{MsgId, Name};
 
-/// One stored message. Retry and DLQ copies are new messages that point at their origin.
-#[derive(Clone, Debug)]
-pub struct Message {
-    pub id: MsgId,
+/// What the messages of one send script share: topic, tag, keys and body templates, properties,
+/// producer. A message points at its shape instead of carrying copies (a million-message run
+/// keeps a handful of shapes); retry and DLQ copies get a shape of their own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
     pub topic: Name,
     pub tag: Option<Name>,
     /// The tag's colour key (`sim::model::NO_KEY` without a tag).
     pub key: u32,
     /// `tags.hashCode()` sign-extended; 0 without tags.
     pub tags_code: i64,
-    pub keys: Option<String>,
+    /// The KEYS template (`{i}` is the message's index).
+    pub keys: Option<Name>,
     pub properties: BTreeMap<String, String>,
-    pub body: Body,
+    /// The body template (`{i}` is the message's index).
+    pub body: Name,
     pub producer: Name,
+}
+
+/// One stored message. Retry and DLQ copies are new messages that point at their origin.
+#[derive(Clone, Debug)]
+pub struct Message {
+    pub id: MsgId,
+    pub shape: Arc<Shape>,
+    /// The index within its send script (`{i}` in body and keys).
+    pub i: u32,
     pub born_at: u64,
     /// When the broker stored it (`storeTimestamp`); 0 until then.
     pub stored_at: u64,
@@ -37,15 +50,59 @@ impl Message {
         self.origin.unwrap_or(self.id)
     }
 
+    pub fn topic(&self) -> &Name {
+        &self.shape.topic
+    }
+
+    pub fn tag(&self) -> &Option<Name> {
+        &self.shape.tag
+    }
+
+    pub fn key(&self) -> u32 {
+        self.shape.key
+    }
+
+    pub fn tags_code(&self) -> i64 {
+        self.shape.tags_code
+    }
+
+    pub fn keys(&self) -> Option<String> {
+        self.shape.keys.as_ref().map(|k| with_index(k, self.i))
+    }
+
+    pub fn properties(&self) -> &BTreeMap<String, String> {
+        &self.shape.properties
+    }
+
+    pub fn body(&self) -> Body {
+        Body { template: self.shape.body.clone(), i: self.i }
+    }
+
+    pub fn producer(&self) -> &Name {
+        &self.shape.producer
+    }
+
     /// `UNIQ_KEY`, which the Java producer sets on every message (`MessageClientIDSetter`): 32 hex
     /// digits of ip (4 bytes), pid (2), class-loader hash (4), time (4) and a counter (2). Made
     /// deterministic here: 127.0.0.1, the producer name's hash as pid, the born time and the
     /// message number. Retry copies keep their origin's key, as they keep its properties.
     pub fn uniq_key(&self) -> String {
-        let pid = crate::sim::hash::java_string_hash(&self.producer) as u16;
+        let pid = crate::sim::hash::java_string_hash(self.producer()) as u16;
         format!("7F000001{pid:04X}00000000{:08X}{:04X}", self.born_at as u32, self.root() as u16)
     }
 }
+
+fn with_index(template: &str, i: u32) -> String {
+    if template.contains("{i}") {
+        template.replace("{i}", &i.to_string())
+    } else {
+        template.to_string()
+    }
+}
+
+// Per-message records: a regression here multiplies by millions.
+const _: () = assert!(std::mem::size_of::<Message>() <= 72);
+const _: () = assert!(std::mem::size_of::<CqEntry>() == 8);
 
 /// A message body: the send script's template and the message's index, rendered on demand so
 /// a million-message run does not allocate a million strings.
@@ -58,19 +115,27 @@ pub struct Body {
 impl Body {
     /// The text, with `{i}` replaced by the index.
     pub fn text(&self) -> String {
-        if self.template.contains("{i}") {
-            self.template.replace("{i}", &self.i.to_string())
-        } else {
-            self.template.to_string()
-        }
+        with_index(&self.template, self.i)
     }
 }
 
-/// A ConsumeQueue entry: the message and its tags hash code.
+/// A ConsumeQueue entry: the message and its tags hash code. The broker's entry holds a long,
+/// but the model's codes are `hashCode`s, so 32 bits keep the entry at 8 bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct CqEntry {
     pub msg: MsgId,
-    pub tags_code: i64,
+    code: i32,
+}
+
+impl CqEntry {
+    pub fn new(msg: MsgId, tags_code: i64) -> CqEntry {
+        CqEntry { msg, code: tags_code as i32 }
+    }
+
+    /// The tags code, sign-extended as the broker reads it.
+    pub fn tags_code(&self) -> i64 {
+        self.code as i64
+    }
 }
 
 #[derive(Clone, Debug, Default)]

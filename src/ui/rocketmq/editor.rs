@@ -32,7 +32,7 @@ enum Pending {
 
 /// When each consumer last ran a rebalance (log scanned backwards to `since`).
 fn last_rebalance(w: &World, client: &str) -> Option<Millis> {
-    w.log.entries().iter().rev().find_map(|e| match &e.kind {
+    w.log().entries().rev().find_map(|e| match &e.kind {
         Event::RebalanceRun { client: c } if &**c == client => Some(e.at),
         _ => None,
     })

@@ -22,7 +22,7 @@ use crate::sim::engine::EventId;
 
 fn message_json(m: &Message) -> Value {
     json!({
-        "topic": &*m.topic, "tag": m.tag.as_deref(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
+        "topic": &**m.topic(), "tag": m.tag().as_deref(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body().text(),
     })
 }
 
@@ -34,7 +34,7 @@ pub struct Provenance {
 impl Provenance {
     pub fn build(w: &World) -> Provenance {
         let mut by_root: BTreeMap<MsgId, Vec<EventId>> = BTreeMap::new();
-        for &(m, e) in &w.msg_events {
+        for (m, e) in w.log().message_events() {
             let root = w.messages[m as usize].root();
             by_root.entry(root).or_default().push(e);
         }
@@ -208,7 +208,8 @@ pub fn report_json(w: &World) -> Value {
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
             let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
             for m in &w.messages {
-                if m.origin.is_some() || is_system_topic(&m.topic) || !topics.contains(&*m.topic) || consumed.contains(&m.id) {
+                if m.origin.is_some() || is_system_topic(m.topic()) || !topics.contains(&**m.topic()) || consumed.contains(&m.id)
+                {
                     continue;
                 }
                 let u = why_unconsumed(w, &prov, m.id, group, &scope);
@@ -232,7 +233,7 @@ pub fn report_json(w: &World) -> Value {
             let mut causes: Vec<&str> = d.causes.iter().map(|c| c.text()).collect();
             causes.dedup();
             json!({
-                "group": d.group, "msg": d.root, "topic": &*m.topic, "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body.text(),
+                "group": d.group, "msg": d.root, "topic": &**m.topic(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body().text(),
                 "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer].name).collect::<Vec<_>>(),
                 "cause": causes.join("; "),
             })
@@ -252,17 +253,22 @@ pub fn report_json(w: &World) -> Value {
             }
         }
     }
-    json!({
+    let mut report = json!({
         "scenario": w.scenario.name,
         "time": w.now,
-        "events": w.log.len(),
-        "digest": format!("{:016x}", w.log.digest()),
+        "events": w.log().len(),
+        "digest": format!("{:016x}", w.log().digest()),
         "consumers": consumers,
         "groups": groups,
         "queues": queues,
         "unconsumed": unconsumed,
         "duplicates": duplicates,
-    })
+    });
+    if let Some(stop) = &w.budget_stop {
+        report["stopped"] =
+            json!({"at": stop.at, "memoryBudget": stop.budget, "memoryReached": stop.reached, "reason": stop.message()});
+    }
+    report
 }
 
 /// A human-readable rendering of the report.
@@ -273,9 +279,12 @@ pub fn report_text(w: &World) -> String {
         "scenario {} at t={} ms, {} events, digest {}\n",
         w.scenario.name,
         w.now,
-        w.log.len(),
+        w.log().len(),
         r["digest"].as_str().unwrap_or("")
     ));
+    if let Some(stop) = &w.budget_stop {
+        s.push_str(&format!("stopped early: {}\n", stop.message()));
+    }
     s.push_str("\nconsumers\n");
     for (cid, c) in r["consumers"].as_object().into_iter().flatten() {
         let consumed = c["consumed"].as_array().map(Vec::len).unwrap_or(0);

@@ -23,7 +23,7 @@ pub fn why_unconsumed(w: &World, prov: &Provenance, root: MsgId, group: &str, me
     let mut events = Vec::new();
     let found = from_provenance(w, prov, root, group, members, &mut events);
     if let Some(stored) =
-        prov.events(root).iter().find(|e| matches!(w.log.get(**e).map(|x| &x.kind), Some(Event::MessageStored { .. })))
+        prov.events(root).iter().find(|e| matches!(w.log().get(**e).map(|x| x.kind), Some(Event::MessageStored { .. })))
     {
         events.push(stored.0);
     }
@@ -44,17 +44,17 @@ fn from_provenance(
 ) -> Option<(&'static str, String)> {
     let member_ids: BTreeSet<&str> = members.iter().map(|&c| &*w.consumers[c].client_id).collect();
     let m = &w.messages[root as usize];
-    let tag = m.tag.as_deref().unwrap_or("-");
+    let tag = m.tag().as_deref().unwrap_or("-");
     let events = prov.events(root);
     for &e in events.iter().rev() {
-        let Some(entry) = w.log.get(e) else { continue };
+        let Some(entry) = w.log().get(e) else { continue };
         match &entry.kind {
             Event::ClientFiltered { client, expression, current, .. } if member_ids.contains(&**client) => {
                 ids.push(e.0);
                 let collision = events.iter().find(
-                    |x| matches!(w.log.get(**x).map(|y| &y.kind), Some(Event::TagHashCollision { client: c, .. }) if c == client),
+                    |x| matches!(w.log().get(**x).map(|y| y.kind), Some(Event::TagHashCollision { client: c, .. }) if c == *client),
                 );
-                let broker_part = match collision.and_then(|x| w.log.get(*x)) {
+                let broker_part = match collision.and_then(|x| w.log().get(*x)) {
                     Some(c) => {
                         ids.push(c.id.0);
                         match &c.kind {
@@ -84,10 +84,10 @@ fn from_provenance(
                 let reason = if *v == "BLOOM_MISS" {
                     format!("skipped by the broker while {client} pulled queue {q}: the consume-queue bloom bitmap says the group's SQL92 filter {expression:?} does not match; the offset moved past it")
                 } else {
-                    let table = w.brokers.iter().find_map(|b| b.groups.get(group)?.subscription_table.get(&*m.topic).cloned());
+                    let table = w.brokers.iter().find_map(|b| b.groups.get(group)?.subscription_table.get(&**m.topic()).cloned());
                     let which = match table {
                         Some(t) if t.sub_string != *expression => {
-                            describe_running_filter(w, group, &m.topic, &t.sub_string, t.sub_version, table_owner)
+                            describe_running_filter(w, group, m.topic(), &t.sub_string, t.sub_version, table_owner)
                         }
                         _ => format!("{expression:?} (from {table_owner}'s heartbeat)"),
                     };
@@ -140,7 +140,7 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     if m.stored_at == 0 {
         return ("in-flight-send", "not stored yet: the send is still on its way to the broker".to_string());
     }
-    let mq = MessageQueue::new(&*m.topic, &*w.brokers[m.broker].name, m.queue_id);
+    let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker].name, m.queue_id);
     if members.len() == 1 && w.consumers[members[0]].model == MessageModel::Broadcasting {
         if let Some(r) = broadcast_member_reason(w, members[0], &mq, m.queue_offset) {
             return r;
@@ -150,18 +150,18 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     if let Some((c, con)) = holder {
         return held_by(w, c, con, &mq, m.queue_offset);
     }
-    let read = w.brokers[m.broker].topics.get(&*m.topic).map(|(r, _)| *r).unwrap_or(0);
+    let read = w.brokers[m.broker].topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
     if m.queue_id >= read {
         return ("beyond-route", format!(
             "its queue {} is beyond the topic's {read} read queue(s) since setQueueCount: no route lists it, so no consumer will pull it",
             mq.short()
         ));
     }
-    let alloc = allocation_by_strategy(w, group, &m.topic, members);
+    let alloc = allocation_by_strategy(w, group, m.topic(), members);
     if let Some(cid) = alloc.get(&mq) {
         return (
             "owner-does-not-subscribe",
-            format!("its queue {} is allocated to {cid}, which does not subscribe {} and never pulls it", mq.short(), m.topic),
+            format!("its queue {} is allocated to {cid}, which does not subscribe {} and never pulls it", mq.short(), m.topic()),
         );
     }
     if let Some(b) = w.brokers.iter().find(|b| b.groups.contains_key(group)) {

@@ -190,9 +190,10 @@ impl World {
             self.assign_partition_ids(b, &dlq);
             self.emit(Event::MovedToDlq { msg: m, group });
             self.fates.push(Fate::Pending);
+            let shape = Arc::new(Shape { topic: name(&dlq), ..(*orig.shape).clone() });
             self.messages.push(Message {
                 id,
-                topic: name(&dlq),
+                shape,
                 broker: b,
                 queue_id: 0,
                 queue_offset: 0,
@@ -213,9 +214,11 @@ impl World {
         self.emit(Event::SentBack { msg: m, group, delay_ms: delay, reconsume_times });
         // The copy keeps the original's properties and born time; RETRY_TOPIC is set only when
         // absent, so it names the original topic on every retry (`consumerSendMsgBack`).
-        let mut copy = Message {
+        let mut shape = Shape { topic: name(&rt), ..(*orig.shape).clone() };
+        shape.properties.entry("RETRY_TOPIC".into()).or_insert_with(|| orig.topic().to_string());
+        let copy = Message {
             id,
-            topic: name(&rt),
+            shape: Arc::new(shape),
             broker: b,
             queue_id: 0,
             queue_offset: 0,
@@ -225,7 +228,6 @@ impl World {
             reconsume_times,
             ..orig.clone()
         };
-        copy.properties.entry("RETRY_TOPIC".into()).or_insert_with(|| orig.topic.to_string());
         self.fates.push(Fate::Pending);
         self.messages.push(copy);
         self.schedule(delay, Action::RetryDeliver { msg: id });

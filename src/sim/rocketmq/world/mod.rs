@@ -17,8 +17,8 @@ use super::filterapi::{self, ExpressionType, SubscriptionData};
 use super::group_info::TableChange;
 use super::identity::{IdSource, Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::producer_index::ThreadLocalIndex;
-use super::store::{Body, Message};
-use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
+use super::store::{Message, Shape};
+use crate::sim::engine::{EventId, EventQueue, Millis, SplitMix64};
 use crate::sim::hash::java_string_hash;
 use crate::sim::model::Fate;
 use crate::sim::rocketmq::scenario::{
@@ -27,8 +27,10 @@ use crate::sim::rocketmq::scenario::{
 use crate::sim::rocketmq::sql92::Verdict;
 use crate::sim::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 
+pub use budget::{BudgetStop, DEFAULT_MEMORY_BUDGET};
 pub use records::{ConsumptionRecord, DropReason, OffsetCommit, OffsetWriter, PqRecord, SendFailure};
 
+pub mod budget;
 mod commands;
 mod consume;
 mod heartbeat;
@@ -249,6 +251,8 @@ pub struct ProducerState {
     pub send_topics: Vec<Name>,
     pub send_tags: Vec<Option<Name>>,
     pub send_bodies: Vec<Name>,
+    /// The shape of each send script's messages, once it has produced one.
+    pub shapes: Vec<Option<Arc<Shape>>>,
     pub indexes: BTreeMap<String, ThreadLocalIndex>,
     pub latency: Millis,
     pub sent: u64,
@@ -260,7 +264,7 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     pub now: Millis,
     queue: EventQueue<Action>,
-    pub log: EventLog<Event>,
+    log_store: super::log::Log,
     rng: SplitMix64,
     ids: IdSource,
     pub brokers: Vec<Broker>,
@@ -275,8 +279,6 @@ pub struct World {
     pub tag_keys: Vec<Name>,
     /// Neutral partition id -> (broker, topic, queue id); ids are given in order of creation.
     pub partitions: Vec<(usize, Name, u32)>,
-    /// (message, log event) pairs: the provenance index.
-    pub msg_events: Vec<(MsgId, EventId)>,
     pub history: BTreeMap<String, Vec<HistoryEntry>>,
     /// Every listener run that consumed a message, in order (the duplicate report reads it).
     pub consumptions: Vec<ConsumptionRecord>,
@@ -297,6 +299,11 @@ pub struct World {
     group_models: BTreeMap<String, MessageModel>,
     /// Keep per-message events (provenance). Benchmarks may turn this off.
     pub trace_messages: bool,
+    /// Bytes the run may hold (`memory_bytes`); past it the run stops (budget.rs).
+    pub memory_budget: u64,
+    /// Set when the budget stopped the run.
+    pub budget_stop: Option<BudgetStop>,
+    steps: u64,
 }
 
 fn strategy_from(spec: &AllocationSpec) -> Strategy {
@@ -353,6 +360,7 @@ impl World {
                 send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
                 send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
                 send_bodies: p.sends.iter().map(|s| name(&s.body)).collect(),
+                shapes: Vec::new(),
                 indexes: BTreeMap::new(),
                 latency: p.latency_ms.unwrap_or(scenario.latency_ms),
                 sent: 0,
@@ -380,7 +388,7 @@ impl World {
             scenario: scenario.clone(),
             now: 0,
             queue: EventQueue::default(),
-            log: EventLog::default(),
+            log_store: Default::default(),
             rng,
             ids: IdSource::default(),
             brokers,
@@ -391,7 +399,6 @@ impl World {
             skip_notes: BTreeMap::new(),
             tag_keys: Vec::new(),
             partitions: Vec::new(),
-            msg_events: Vec::new(),
             history: BTreeMap::new(),
             consumptions: Vec::new(),
             process_queues: Vec::new(),
@@ -404,6 +411,9 @@ impl World {
             last_emitted: None,
             group_models,
             trace_messages: true,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+            budget_stop: None,
+            steps: 0,
         };
         for b in 0..w.brokers.len() {
             let topics: Vec<String> = w.brokers[b].cqs.keys().cloned().collect();
@@ -461,6 +471,19 @@ impl World {
         }
     }
 
+    /// The event log, decoded on reading (`log.rs` keeps it compact).
+    pub fn log(&self) -> super::log::LogView<'_> {
+        super::log::LogView { log: &self.log_store, world: self }
+    }
+
+    pub(crate) fn log_store_kind(&self, i: usize) -> &'static str {
+        self.log_store.kind(i)
+    }
+
+    pub(crate) fn log_store_message(&self, i: usize) -> Option<MsgId> {
+        self.log_store.message(i)
+    }
+
     /// Time of the next scheduled event, if any.
     pub fn next_event_time(&self) -> Option<Millis> {
         self.queue.peek_time()
@@ -489,6 +512,7 @@ impl World {
         self.last_emitted = None;
         self.recent_commits.clear();
         self.dispatch(s.action);
+        self.check_budget();
         true
     }
 
@@ -552,11 +576,7 @@ impl World {
 
     fn emit(&mut self, kind: Event) -> EventId {
         self.update_fate(&kind);
-        let msg = kind.message();
-        let id = self.log.push(self.now, self.handler_cause, kind);
-        if let Some(m) = msg {
-            self.msg_events.push((m, id));
-        }
+        let id = self.log_store.push(&self.messages, &self.brokers, self.now, self.handler_cause, kind);
         self.last_emitted = Some(id);
         id
     }

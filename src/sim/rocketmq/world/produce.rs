@@ -51,6 +51,34 @@ impl World {
         queues
     }
 
+    /// The shape every message of send script `s` shares, made at its first message (the tag's
+    /// colour key is given in order of first use).
+    fn send_shape(&mut self, p: usize, s: usize) -> Arc<Shape> {
+        if let Some(Some(shape)) = self.producers[p].shapes.get(s) {
+            return shape.clone();
+        }
+        let tag = self.producers[p].send_tags[s].clone();
+        let key = self.tag_key(tag.as_ref());
+        let producer = &self.producers[p];
+        let send = &producer.sends[s];
+        let shape = Arc::new(Shape {
+            topic: producer.send_topics[s].clone(),
+            tags_code: tag.as_deref().map(|t| java_string_hash(t) as i64).unwrap_or(0),
+            tag,
+            key,
+            keys: send.keys.as_deref().map(name),
+            properties: send.properties.clone(),
+            body: producer.send_bodies[s].clone(),
+            producer: producer.id.clone(),
+        });
+        let shapes = &mut self.producers[p].shapes;
+        if shapes.len() <= s {
+            shapes.resize(s + 1, None);
+        }
+        shapes[s] = Some(shape.clone());
+        shape
+    }
+
     pub(super) fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
         let send = self.producers[p].sends[s].clone();
         let queues = self.producer_route(p, &send.topic);
@@ -62,22 +90,13 @@ impl World {
             let index =
                 self.producers[p].indexes.entry(send.topic.clone()).or_insert_with(|| ThreadLocalIndex::starting_at(start));
             let (broker, queue_id) = queues[index.select(queues.len())];
-            let tag = self.producers[p].send_tags[s].clone();
-            let key = self.tag_key(tag.as_ref());
+            let shape = self.send_shape(p, s);
             let id = self.messages.len() as MsgId;
-            let body = Body { template: self.producers[p].send_bodies[s].clone(), i };
-            let tags_code = send.tag.as_deref().map(|t| java_string_hash(t) as i64).unwrap_or(0);
             self.fates.push(Fate::Pending);
             self.messages.push(Message {
                 id,
-                topic: self.producers[p].send_topics[s].clone(),
-                tag: self.producers[p].send_tags[s].clone(),
-                key,
-                tags_code,
-                keys: send.keys.as_ref().map(|k| k.replace("{i}", &i.to_string())),
-                properties: send.properties.clone(),
-                body,
-                producer: self.producers[p].id.clone(),
+                shape,
+                i,
                 born_at: self.now,
                 stored_at: 0,
                 broker,
@@ -106,7 +125,7 @@ impl World {
     pub(super) fn handle_store_arrive(&mut self, msg: MsgId, attempt: u32) {
         let (b, topic, queue_id) = {
             let m = &self.messages[msg as usize];
-            (m.broker, m.topic.clone(), m.queue_id)
+            (m.broker, m.topic().clone(), m.queue_id)
         };
         let refusal = match self.brokers[b].topics.get(&*topic) {
             None => Some(format!("topic[{topic}] not exist")),
@@ -127,7 +146,7 @@ impl World {
     }
 
     fn producer_of(&self, msg: MsgId) -> Option<usize> {
-        let producer = &self.messages[msg as usize].producer;
+        let producer = self.messages[msg as usize].producer();
         self.producers.iter().position(|p| p.id == *producer)
     }
 
@@ -140,7 +159,7 @@ impl World {
             self.emit(Event::SendFailed { msg, attempts: attempt, reason });
             return;
         };
-        let topic = self.messages[msg as usize].topic.to_string();
+        let topic = self.messages[msg as usize].topic().to_string();
         let last_broker = self.messages[msg as usize].broker;
         let queues = self.producer_route(p, &topic);
         if queues.is_empty() {
@@ -164,7 +183,7 @@ impl World {
     pub(super) fn handle_store(&mut self, msg: MsgId) {
         let (broker, topic, queue_id, tags_code) = {
             let m = &self.messages[msg as usize];
-            (m.broker, m.topic.clone(), m.queue_id, m.tags_code)
+            (m.broker, m.topic().clone(), m.queue_id, m.tags_code())
         };
         let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
         let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
@@ -186,7 +205,7 @@ impl World {
         let pid = self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX);
         self.messages[msg as usize].pid = pid;
         if self.trace_messages || self.messages[msg as usize].origin.is_some() {
-            let tag = self.messages[msg as usize].tag.clone();
+            let tag = self.messages[msg as usize].tag().clone();
             let bname = self.brokers[broker].name.clone();
             self.emit(Event::MessageStored { msg, broker: bname, topic: topic.clone(), queue_id, offset, tag });
         }

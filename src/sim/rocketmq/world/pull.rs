@@ -175,7 +175,7 @@ impl World {
                 let e = cq.entries[o as usize];
                 next = o + 1;
                 o += 1;
-                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, e.tags_code) {
+                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, e.tags_code()) {
                     ScanVerdict::Filtered(verdict) => skipped.push((e.msg, verdict)),
                     ScanVerdict::Found => {
                         if self.tag_hash_collision(&sub, e.msg) {
@@ -196,13 +196,13 @@ impl World {
                     });
                 }
                 for &m in &collisions {
-                    let tag = self.messages[m as usize].tag.clone().unwrap_or_else(|| name(""));
+                    let tag = self.messages[m as usize].tag().clone().unwrap_or_else(|| name(""));
                     self.emit(Event::TagHashCollision {
                         msg: m,
                         client: client.clone(),
                         tag,
                         expression: sub.sub_string.clone(),
-                        code: self.messages[m as usize].tags_code as i32,
+                        code: self.messages[m as usize].tags_code() as i32,
                     });
                 }
             }
@@ -272,7 +272,7 @@ impl World {
         if sub.expression_type != ExpressionType::Tag || sub.is_all() {
             return false;
         }
-        match self.messages[msg as usize].tag.as_deref() {
+        match self.messages[msg as usize].tag().as_deref() {
             Some(tag) => !sub.tags.contains(tag),
             None => false,
         }
@@ -297,7 +297,7 @@ impl World {
     pub(super) fn calc_bitmap(&mut self, b: usize, msg: MsgId) {
         let broker = &self.brokers[b];
         let m = &self.messages[msg as usize];
-        let filters = broker.filter_manager.get_topic(&m.topic);
+        let filters = broker.filter_manager.get_topic(m.topic());
         if filters.is_empty() {
             return;
         }
@@ -332,7 +332,7 @@ impl World {
     fn held_filter_matches(&self, broker: &Broker, filter: &HeldFilter, m: &Message) -> bool {
         match filter {
             HeldFilter::All => true,
-            HeldFilter::Tags(codes) => codes.contains(&(m.tags_code as i32)),
+            HeldFilter::Tags(codes) => codes.contains(&(m.tags_code() as i32)),
             HeldFilter::Sql(f) => {
                 self.bloom_precheck(broker, f.bloom.as_ref(), m).is_none() && filter::evaluate(&f.expression, m) == Verdict::True
             }
@@ -354,9 +354,9 @@ impl World {
             match arrived {
                 Some(msg) => {
                     let m = &self.messages[msg as usize];
-                    let same_queue = r.mq.queue_id == m.queue_id && *r.mq.topic == *m.topic;
+                    let same_queue = r.mq.queue_id == m.queue_id && *r.mq.topic == **m.topic();
                     same_queue
-                        && ((broker.max_offset(&m.topic, m.queue_id) > r.offset
+                        && ((broker.max_offset(m.topic(), m.queue_id) > r.offset
                             && self.held_filter_matches(broker, &h.filter, m))
                             || timed_out)
                 }
@@ -411,7 +411,7 @@ impl World {
                 let sent_with = outstanding.subscription;
                 let mut kept = Vec::new();
                 for m in msgs {
-                    let tag = self.messages[m as usize].tag.clone();
+                    let tag = self.messages[m as usize].tag().clone();
                     if sent_with.client_tag_match(tag.as_deref()) {
                         kept.push(m);
                         continue;

@@ -59,8 +59,8 @@ pub(super) fn world(sim: &dyn Simulation) -> &World {
 /// Checks after one step.
 pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
     watch.steps += 1;
-    let entries = w.log.entries();
-    for e in &entries[watch.log_seen.min(entries.len())..] {
+    let log = w.log();
+    for e in log.entries_from(watch.log_seen) {
         if e.cause.is_some_and(|c| c >= e.id) {
             violation(out, "causality", e.at, format!("{} is caused by the later {:?}", e.id, e.cause));
         }
@@ -69,7 +69,7 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
         }
         watch.last_time = e.at;
     }
-    watch.log_seen = entries.len();
+    watch.log_seen = log.len();
     for c in &w.recent_commits {
         let Some((before, Some(previous_writer))) = c.previous else { continue };
         // One incarnation never commits below its own earlier commit: its ProcessQueues for the
@@ -151,13 +151,13 @@ fn check_stored_once(w: &World, out: &mut Vec<Violation>) {
         if m.stored_at == 0 {
             continue;
         }
-        let entry = w.brokers[m.broker].cq(&m.topic, m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
+        let entry = w.brokers[m.broker].cq(m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
         if entry.is_none_or(|e| e.msg != m.id) {
             violation(
                 out,
                 "stored-once",
                 m.stored_at,
-                format!("m{} is not at {}:{}@{}", m.id, m.topic, m.queue_id, m.queue_offset),
+                format!("m{} is not at {}:{}@{}", m.id, m.topic(), m.queue_id, m.queue_offset),
             );
         }
     }
@@ -199,7 +199,8 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
             let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
             let member = (model == MessageModel::Broadcasting).then(|| w.consumers[scope[0]].name.to_string());
-            for m in w.messages.iter().filter(|m| m.origin.is_none() && !is_system_topic(&m.topic) && topics.contains(&*m.topic))
+            for m in
+                w.messages.iter().filter(|m| m.origin.is_none() && !is_system_topic(m.topic()) && topics.contains(&**m.topic()))
             {
                 let is_listed = listed.contains_key(&(group.clone(), member.clone(), m.id as u64));
                 if consumed.contains(&m.id) == is_listed {
@@ -210,7 +211,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
                         format!(
                             "m{} ({}:{}@{}) for {group}{}: consumed={} listed unconsumed={is_listed}",
                             m.id,
-                            m.topic,
+                            m.topic(),
                             m.queue_id,
                             m.queue_offset,
                             member.as_deref().map(|x| format!("/{x}")).unwrap_or_default(),
@@ -229,7 +230,7 @@ fn kind_backed_by_state(w: &World, u: &Value) -> Result<(), String> {
     let Some(root) = u["msg"].as_u64().and_then(|m| w.messages.get(m as usize)) else {
         return Err(format!("unconsumed entry for no message: {u}"));
     };
-    let copies = |prefix: &str| w.messages.iter().any(|m| m.origin == Some(root.id) && m.topic.starts_with(prefix));
+    let copies = |prefix: &str| w.messages.iter().any(|m| m.origin == Some(root.id) && m.topic().starts_with(prefix));
     let ok = match kind {
         "send-failed" => w.send_failures.iter().any(|f| f.msg == root.id) && root.stored_at == 0,
         "in-flight-send" => root.stored_at == 0,
@@ -262,14 +263,14 @@ fn check_duplicates(w: &World, out: &mut Vec<Violation>) {
                 out,
                 "duplicates-explained",
                 w.now,
-                format!("m{} ({}:{}@{}) in {}: {}", d.root, m.topic, m.queue_id, m.queue_offset, d.group, who.join(", ")),
+                format!("m{} ({}:{}@{}) in {}: {}", d.root, m.topic(), m.queue_id, m.queue_offset, d.group, who.join(", ")),
             );
         }
     }
 }
 
 fn mq_of(w: &World, m: &Message) -> MessageQueue {
-    MessageQueue::new(&*m.topic, &*w.brokers[m.broker].name, m.queue_id)
+    MessageQueue::new(&**m.topic(), &*w.brokers[m.broker].name, m.queue_id)
 }
 
 /// Whether another member of `c`'s group that ran shares its clientId. Broker locks are keyed by
@@ -399,7 +400,7 @@ fn quiet_from(scenario: &Value, w: &World, members: &[usize]) -> Option<Millis> 
 fn matches(m: &Message, sub: &SubscriptionSpec, broker_version: sql92::Sql92Version) -> bool {
     match sub.expression_type.as_deref() {
         None => filterapi::build_subscription_data(&sub.topic, Some(&sub.expression), 0)
-            .is_ok_and(|sd| sd.broker_tag_match(m.tags_code) && sd.client_tag_match(m.tag.as_deref())),
+            .is_ok_and(|sd| sd.broker_tag_match(m.tags_code()) && sd.client_tag_match(m.tag().as_deref())),
         Some(_) => sql92::compile(&sub.expression, broker_version).is_ok_and(|expr| filter::evaluate(&expr, m) == Verdict::True),
     }
 }
@@ -419,10 +420,10 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
         let con = &w.consumers[first];
         for sub in &con.spec.subscriptions {
             for m in
-                w.messages.iter().filter(|m| m.origin.is_none() && *m.topic == *sub.topic && m.stored_at >= quiet_from.max(1))
+                w.messages.iter().filter(|m| m.origin.is_none() && **m.topic() == *sub.topic && m.stored_at >= quiet_from.max(1))
             {
                 let broker = &w.brokers[m.broker];
-                let read = broker.topics.get(&*m.topic).map(|(r, _)| *r).unwrap_or(0);
+                let read = broker.topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
                 if m.queue_id >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
                     continue;
                 }
@@ -461,7 +462,7 @@ fn still_working(w: &World, running: &[usize]) -> bool {
         .map(|c| &*c.client_id)
         .collect();
     !busy.is_empty()
-        && w.log.entries().iter().rev().take_while(|e| e.at >= window).any(|e| match &e.kind {
+        && w.log().entries().rev().take_while(|e| e.at >= window).any(|e| match &e.kind {
             Event::Consumed { client, .. } | Event::ConsumeFailed { client, .. } => busy.contains(&**client),
             _ => false,
         })
@@ -472,10 +473,10 @@ fn lost(w: &World, group: &str, member: Option<usize>, m: &Message) -> String {
         "{group}{} never consumed m{} ({}:{}@{} tag={}) stored at t={}",
         member.map(|c| format!("/{}", w.consumers[c].name)).unwrap_or_default(),
         m.id,
-        m.topic,
+        m.topic(),
         m.queue_id,
         m.queue_offset,
-        m.tag.as_deref().unwrap_or("-"),
+        m.tag().as_deref().unwrap_or("-"),
         m.stored_at
     )
 }
@@ -483,8 +484,8 @@ fn lost(w: &World, group: &str, member: Option<usize>, m: &Message) -> String {
 /// BROADCASTING failures are only logged: the member drops the message (spec §8).
 fn failed_by(w: &World, c: usize, msg: MsgId) -> bool {
     let client = &w.consumers[c].client_id;
-    w.msg_events.iter().any(|(m, e)| {
-        *m == msg && matches!(w.log.get(*e).map(|x| &x.kind), Some(Event::ConsumeFailed { client: x, .. }) if x == client)
+    w.log().message_events().any(|(m, e)| {
+        m == msg && matches!(w.log().get(e).map(|x| x.kind), Some(Event::ConsumeFailed { client: x, .. }) if x == *client)
     })
 }
 

@@ -1,0 +1,119 @@
+//! The memory budget: the world's own estimate of what it holds, checked as it runs. A run that
+//! would grow past the budget stops at that instant with a log entry and a warning naming the
+//! budget and the size reached, instead of exhausting the browser tab (or the machine).
+
+use std::mem::size_of;
+
+use super::*;
+use crate::sim::rocketmq::store::CqEntry;
+
+/// 1.5 GB: a browser tab's wasm memory tops out at 2-4 GB, and the page needs room of its own.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 1_500_000_000;
+
+/// The estimate is refreshed every this many steps: cheap next to the steps themselves.
+const CHECK_EVERY: u64 = 1024;
+
+/// Why a run stopped early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetStop {
+    pub at: Millis,
+    pub budget: u64,
+    pub reached: u64,
+}
+
+impl BudgetStop {
+    pub fn message(&self) -> String {
+        format!(
+            "the run stopped at t={}: the model held {} (its own estimate), over its memory budget of {}",
+            self.at,
+            mb(self.reached),
+            mb(self.budget)
+        )
+    }
+}
+
+pub fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+impl World {
+    /// The bytes the run holds, by the world's own accounting: what grows with messages and
+    /// events (log, messages, consume queues, records, pending actions). Fixed-size state
+    /// (brokers, consumers, tables) is small and left out.
+    pub fn memory_bytes(&self) -> u64 {
+        let cq_entries: usize = self.brokers.iter().flat_map(|b| b.cqs.values()).flatten().map(|cq| cq.entries.len()).sum();
+        let bitmaps: usize = self.brokers.iter().map(|b| b.bitmaps.len() * 64).sum();
+        let consumed: usize = self.consumers.iter().map(|c| c.consumed.len() * size_of::<MsgId>()).sum();
+        let in_flight: usize = self.consumers.iter().flat_map(|c| c.pqs.values()).map(|pq| pq.in_flight.len() * 32).sum();
+        (self.log_store.bytes()
+            + self.messages.len() * size_of::<Message>()
+            + self.fates.len() * size_of::<Fate>()
+            + cq_entries * size_of::<CqEntry>()
+            + self.consumptions.len() * size_of::<ConsumptionRecord>()
+            + self.process_queues.len() * size_of::<PqRecord>()
+            + self.skip_notes.len() * 48
+            + self.queue.len() * (size_of::<Action>() + size_of::<Option<EventId>>())
+            + bitmaps
+            + consumed
+            + in_flight) as u64
+    }
+
+    /// Checks the budget every `CHECK_EVERY` steps; over it, the run ends here.
+    pub(super) fn check_budget(&mut self) {
+        self.steps += 1;
+        if self.steps % CHECK_EVERY != 0 {
+            return;
+        }
+        let reached = self.memory_bytes();
+        if reached <= self.memory_budget {
+            return;
+        }
+        let stop = BudgetStop { at: self.now, budget: self.memory_budget, reached };
+        self.handler_cause = None;
+        self.emit(Event::BudgetExceeded { budget: stop.budget, reached: stop.reached });
+        self.queue = EventQueue::default();
+        self.budget_stop = Some(stop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::model::Simulation;
+    use crate::sim::rocketmq::events::Event;
+    use crate::sim::rocketmq::scenario::parse_scenario;
+    use crate::sim::rocketmq::world::World;
+
+    fn world(messages: u32) -> World {
+        let text = format!(
+            r#"{{"format": "mqviz-scenario/1", "name": "budget", "until": 600000,
+            "brokers": [{{"name": "b"}}], "topics": [{{"name": "T", "queues": 4}}],
+            "producers": [{{"id": "p", "sends": [{{"at": 1000, "topic": "T", "tag": "A", "body": "m{{i}}", "count": {messages}, "intervalMs": 0}}]}}],
+            "groups": [{{"name": "g", "consumers": [{{"clientId": "c", "subscriptions": {{"T": "A"}}}}]}}]}}"#
+        );
+        World::new(parse_scenario(&text).expect("valid"))
+    }
+
+    #[test]
+    fn a_run_over_its_budget_stops_there_and_says_why() {
+        let mut w = world(20_000);
+        w.memory_budget = 300_000;
+        w.run_to_end();
+        let stop = w.budget_stop.clone().expect("the budget stopped the run");
+        assert!(stop.reached > stop.budget);
+        assert!(w.now >= stop.at && w.next_event_time().is_none(), "nothing runs after the stop");
+        let last = w.log().entries().last().expect("a log");
+        assert!(matches!(last.kind, Event::BudgetExceeded { budget: 300_000, .. }), "{:?}", last.kind);
+        assert!(last.kind.to_string().contains("budget of 300000 bytes"));
+        let warnings = Simulation::warnings(&w);
+        assert!(warnings.iter().any(|(who, text)| who == "memory budget" && text.contains("0.3 MB")), "{warnings:?}");
+        assert_eq!(w.report()["stopped"]["memoryBudget"], 300_000);
+    }
+
+    #[test]
+    fn the_default_budget_leaves_ordinary_runs_alone() {
+        let mut w = world(2_000);
+        w.run_to_end();
+        assert_eq!(w.budget_stop, None);
+        assert!(w.memory_bytes() < 1_000_000, "{}", w.memory_bytes());
+    }
+}
