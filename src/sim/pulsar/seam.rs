@@ -190,14 +190,27 @@ impl World {
             let drained = scalable.coordinators.values().any(|c| c.drain_state().drained.contains(&segment));
             return (Some(if drained { "sealed · drained" } else { "sealed" }.into()), None);
         }
-        for (sub, c) in &scalable.coordinators {
-            if !is_assignable(info, &scalable.layout, c.drain_state()) {
-                let parents = undrained_parents(&scalable.layout, info.parent_ids.as_slice(), &c.drain_state().drained);
-                let reason = format!("withheld: parent {parents} not drained ({sub})");
-                return (Some("withheld".into()), Some(reason));
+        for sub in scalable.coordinators.keys() {
+            if let Some(why) = self.withheld_reason(t, segment, sub) {
+                return (Some("withheld".into()), Some(format!("withheld: {why} ({sub})")));
             }
         }
         (Some("active".into()), None)
+    }
+
+    /// Why active `segment` of topic `t` is held back from subscription `sub`'s STREAM consumers
+    /// ("parent 0 not drained"), or `None` when the coordinator may assign it. One wording for
+    /// the canvas and the UI's segment DAG.
+    pub fn withheld_reason(&self, t: usize, segment: u64, sub: &str) -> Option<String> {
+        let scalable = self.topics.get(t)?.scalable.as_ref()?;
+        let drain = scalable.coordinators.get(sub)?.drain_state();
+        let info = scalable.layout.segment(segment)?;
+        if !info.is_active() || is_assignable(info, &scalable.layout, drain) {
+            return None;
+        }
+        let parents = undrained_parents(&scalable.layout, info.parent_ids.as_slice(), &drain.drained);
+        let noun = if parents.contains(',') { "parents" } else { "parent" };
+        Some(format!("{noun} {parents} not drained"))
     }
 
     fn partition_view(&self, t: usize, p: u32) -> PartitionView {

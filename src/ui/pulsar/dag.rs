@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::sim::engine::Millis;
-use crate::sim::pulsar::scalable::{is_assignable, DrainState, SegmentLayout, UpstreamGap};
+use crate::sim::pulsar::scalable::{SegmentLayout, UpstreamGap};
 use crate::sim::pulsar::world::{ScalableTopic, World};
 
 /// What one segment is for the subscription drawn. Told apart by fill, border and words.
@@ -151,13 +151,6 @@ fn generations(layout: &SegmentLayout) -> BTreeMap<u64, usize> {
     out
 }
 
-fn undrained_parents(layout: &SegmentLayout, parents: &[u64], drain: &DrainState) -> String {
-    let ids: Vec<String> =
-        parents.iter().filter(|p| layout.segment(**p).is_some() && !drain.drained.contains(p)).map(u64::to_string).collect();
-    let noun = if ids.len() == 1 { "parent" } else { "parents" };
-    format!("{noun} {} not drained", ids.join(", "))
-}
-
 fn gap_mark(gap: &UpstreamGap) -> (Option<u64>, GapMark) {
     match gap {
         UpstreamGap::SealedChildBeforeParentDrained { segment, undrained_parent } => (
@@ -210,7 +203,9 @@ fn build(w: &World, t: usize, sub: Option<&str>) -> Option<SegmentDag> {
         .all_segments()
         .map(|s| {
             let drain = coordinator.map(|c| c.drain_state());
-            let withheld = drain.is_some_and(|d| !is_assignable(s, layout, d));
+            // The model says whether and why a child is held back; the picture only draws it.
+            let reason = sub.and_then(|sub| w.withheld_reason(t, s.segment_id, sub));
+            let withheld = reason.is_some();
             let state = match (s.is_active(), withheld) {
                 (true, true) => NodeState::Withheld,
                 (true, false) => NodeState::Active,
@@ -222,7 +217,7 @@ fn build(w: &World, t: usize, sub: Option<&str>) -> Option<SegmentDag> {
                 generation: gens.get(&s.segment_id).copied().unwrap_or(0),
                 range: (s.hash_range.start, s.hash_range.end),
                 state,
-                reason: drain.filter(|_| withheld).map(|d| undrained_parents(layout, &s.parent_ids, d)),
+                reason,
                 owner: owner.get(&s.segment_id).cloned(),
                 backlog: backlog_of(w, scalable, s.segment_id, sub),
                 gap: gaps.remove(&s.segment_id),

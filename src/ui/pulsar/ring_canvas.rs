@@ -121,19 +121,17 @@ fn draining(ctx: &CanvasRenderingContext2d, g: &Geometry, ring: &HashRing) {
         let (lx, ly) = at(g, g.key_r + 20.0, a);
         font(ctx, 10.5, "600");
         let name = d.key.clone().unwrap_or_else(|| format!("hash {}", d.hash));
-        label(
-            ctx,
-            &name,
-            lx,
-            ly,
-            if a.cos() < -0.2 {
-                "right"
-            } else if a.cos() > 0.2 {
-                "left"
-            } else {
-                "center"
-            },
-        );
+        let w = ctx.measure_text(&name).map(|m| m.width()).unwrap_or(0.0);
+        let left = if a.cos() < -0.2 {
+            lx - w
+        } else if a.cos() > 0.2 {
+            lx
+        } else {
+            lx - w / 2.0
+        };
+        // Kept inside the canvas: a key near 3 or 9 o'clock would otherwise run off its edge.
+        let left = left.clamp(2.0, (2.0 * g.cx - w - 2.0).max(2.0));
+        label(ctx, &name, left, ly, "left");
     }
 }
 

@@ -36,7 +36,7 @@ fn flow_html(w: &World) -> String {
         }
         for (i, r) in c.rows.iter().enumerate() {
             if i > 0 {
-                h.push_str("<tr>");
+                let _ = write!(h, "<tr data-consumer=\"{name}\">");
             }
             let unacked = match r.unacked {
                 Some((n, 0)) => n.to_string(),
@@ -46,7 +46,7 @@ fn flow_html(w: &World) -> String {
             let blocked = if r.blocked { " <span class=\"badge blocked\" data-testid=\"blocked\">BLOCKED</span>" } else { "" };
             let _ = write!(
                 h,
-                "<td>{on} <span class=\"muted\">{role}</span>{blocked}</td><td class=\"num\">{p}</td><td class=\"num\">{unacked}</td></tr>",
+                "<td data-on=\"{on}\" data-role=\"{role}\">{on} <span class=\"muted\">{role}</span>{blocked}</td><td class=\"num\">{p}</td><td class=\"num\">{unacked}</td></tr>",
                 on = esc(&r.on),
                 role = r.role,
                 p = r.permits,
