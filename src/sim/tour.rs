@@ -144,6 +144,16 @@ pub const TOURS: &[(&str, &str)] = &[
     ("kafka-crash-redelivery.json", include_str!("../../static/tours/kafka-crash-redelivery.json")),
     ("kafka-static-membership.json", include_str!("../../static/tours/kafka-static-membership.json")),
     ("kafka-kip848-reconciliation.json", include_str!("../../static/tours/kafka-kip848-reconciliation.json")),
+    ("pulsar-scalable-children-blocked.json", include_str!("../../static/tours/pulsar-scalable-children-blocked.json")),
+    ("pulsar-scalable-post-split-backlog.json", include_str!("../../static/tours/pulsar-scalable-post-split-backlog.json")),
+    ("pulsar-scalable-two-splits.json", include_str!("../../static/tours/pulsar-scalable-two-splits.json")),
+    (
+        "pulsar-scalable-sealed-not-redelivered.json",
+        include_str!("../../static/tours/pulsar-scalable-sealed-not-redelivered.json"),
+    ),
+    ("pulsar-key-shared-join.json", include_str!("../../static/tours/pulsar-key-shared-join.json")),
+    ("pulsar-failover.json", include_str!("../../static/tours/pulsar-failover.json")),
+    ("pulsar-shared-dlq.json", include_str!("../../static/tours/pulsar-shared-dlq.json")),
 ];
 
 /// The tour of a preset file, if it has one.

@@ -14,6 +14,7 @@ mod inspector;
 mod legend;
 mod models;
 mod plots;
+pub mod pulsar;
 pub mod rocketmq;
 mod share;
 mod state;

@@ -33,7 +33,8 @@ pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -
 pub fn editor(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
-        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Editor /> }.into_any(),
+        Some(BrokerKind::Kafka) | None => ().into_any(),
     }
 }
 
@@ -41,7 +42,8 @@ pub fn editor(kind: Option<BrokerKind>) -> AnyView {
 pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
-        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Tables /> }.into_any(),
+        Some(BrokerKind::Kafka) | None => ().into_any(),
     }
 }
 
@@ -49,7 +51,8 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
 pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
-        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => ().into_any(),
+        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Stage /> }.into_any(),
+        Some(BrokerKind::Kafka) | None => ().into_any(),
     }
 }
 

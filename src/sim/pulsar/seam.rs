@@ -147,7 +147,8 @@ impl World {
         }
     }
 
-    fn consumer_state(&self, c: usize) -> ConsumerState {
+    /// The neutral state of consumer `c` (one wording everywhere: canvas, panels, editor).
+    pub fn consumer_state(&self, c: usize) -> ConsumerState {
         match self.consumers[c].state {
             ClientState::NotStarted => ConsumerState::NotStarted,
             ClientState::Running => ConsumerState::Running,
@@ -177,7 +178,8 @@ impl World {
         owners
     }
 
-    /// A segment's badge and, for a withheld child, the reason nobody reads it.
+    /// A segment's badge (one short word: the canvas gives it the width of the bar) and, for a
+    /// withheld child, the reason nobody reads it.
     fn segment_badge(&self, t: usize, part: &Partition, segment: u64) -> (Option<String>, Option<String>) {
         let Some(scalable) = self.topics[t].scalable.as_ref() else { return (None, None) };
         if part.deleted {
@@ -185,25 +187,30 @@ impl World {
         }
         let Some(info) = scalable.layout.segment(segment) else { return (Some("pruned".into()), None) };
         if !info.is_active() {
-            let drained_for: Vec<&str> = scalable
-                .coordinators
-                .iter()
-                .filter(|(_, c)| c.drain_state().drained.contains(&segment))
-                .map(|(s, _)| &**s)
-                .collect();
-            return match drained_for.is_empty() {
-                true => (Some("sealed".into()), None),
-                false => (Some(format!("sealed · drained ({})", drained_for.join(", "))), None),
-            };
+            let drained = scalable.coordinators.values().any(|c| c.drain_state().drained.contains(&segment));
+            return (Some(if drained { "sealed · drained" } else { "sealed" }.into()), None);
         }
-        for (sub, c) in &scalable.coordinators {
-            if !is_assignable(info, &scalable.layout, c.drain_state()) {
-                let parents = undrained_parents(&scalable.layout, info.parent_ids.as_slice(), &c.drain_state().drained);
-                let reason = format!("withheld: parent {parents} not drained ({sub})");
-                return (Some(reason.clone()), Some(reason));
+        for sub in scalable.coordinators.keys() {
+            if let Some(why) = self.withheld_reason(t, segment, sub) {
+                return (Some("withheld".into()), Some(format!("withheld: {why} ({sub})")));
             }
         }
         (Some("active".into()), None)
+    }
+
+    /// Why active `segment` of topic `t` is held back from subscription `sub`'s STREAM consumers
+    /// ("parent 0 not drained"), or `None` when the coordinator may assign it. One wording for
+    /// the canvas and the UI's segment DAG.
+    pub fn withheld_reason(&self, t: usize, segment: u64, sub: &str) -> Option<String> {
+        let scalable = self.topics.get(t)?.scalable.as_ref()?;
+        let drain = scalable.coordinators.get(sub)?.drain_state();
+        let info = scalable.layout.segment(segment)?;
+        if !info.is_active() || is_assignable(info, &scalable.layout, drain) {
+            return None;
+        }
+        let parents = undrained_parents(&scalable.layout, info.parent_ids.as_slice(), &drain.drained);
+        let noun = if parents.contains(',') { "parents" } else { "parent" };
+        Some(format!("{noun} {parents} not drained"))
     }
 
     fn partition_view(&self, t: usize, p: u32) -> PartitionView {
@@ -231,16 +238,9 @@ impl World {
                 unowned_reason = Some(format!("no consumer connected to {} (backlog {})", sub.name, sub.cursor.backlog()));
             }
         }
+        // Short, so the canvas's label column shows it whole; the hash range is in the DAG.
         let label = match (part.segment, part.partition_index) {
-            (Some(seg), _) => {
-                let range = self.topics[t]
-                    .scalable
-                    .as_ref()
-                    .and_then(|s| s.layout.segment(seg))
-                    .map(|i| format!(" [{}]", i.hash_range.hex()))
-                    .unwrap_or_default();
-                format!("seg {seg}{range}")
-            }
+            (Some(seg), _) => format!("seg {seg}"),
             (None, i) if i >= 0 => format!("p{i}"),
             (None, _) => part.name.rsplit('/').next().unwrap_or(&part.name).to_string(),
         };
@@ -544,9 +544,11 @@ fn undrained_parents(layout: &SegmentLayout, parents: &[u64], drained: &std::col
 }
 
 /// Keys are coloured by slice of the sticky-hash space (0..65536).
-const KEY_COLOURS: u32 = 7;
+pub const KEY_COLOURS: u32 = 7;
 
-fn key_colour(make_hash: u32) -> u32 {
+/// The colour key (`Cell::key`, `View::labels` index) of an entry whose sticky key has `make_hash`;
+/// the Pulsar panels colour key hashes the same way as the canvas.
+pub fn key_colour(make_hash: u32) -> u32 {
     (make_hash % 65_536) * KEY_COLOURS / 65_536
 }
 
@@ -619,6 +621,7 @@ impl Simulation for World {
             "redeliver",
             "dlq",
             "failover",
+            "key_shared",
             "segment",
             "coordinator",
             "upstream",
