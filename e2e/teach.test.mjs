@@ -240,8 +240,11 @@ test('6. feedback for every edit: when it applies, what still holds, bad numbers
   await page.focus('[data-testid="play"]');
   await page.keyboard.press('Space');
   await page.waitForSelector('[data-testid="pause"]');
-  await page.waitForTimeout(200);
-  assert.ok(await page.isVisible('[data-testid="pause"]'), 'still playing after one Space');
+  // A double fire would toggle play and pause again at once: the clock would barely move. (Not
+  // "still playing": under load the story's pacing may legitimately pause at a key moment.)
+  await page.waitForTimeout(600);
+  const ran = await simMs(page);
+  assert.ok((await page.isVisible('[data-testid="pause"]')) || ran >= 1000, `one Space plays (t=${ran} ms after 0.6 s)`);
   await page.close();
 });
 
@@ -262,7 +265,7 @@ test('7. accessible: axe on every preset, keyboard on canvas, log and tabs, name
     await page.waitForTimeout(30);
     said.push(await page.textContent('[data-testid="live-summary"]'));
   }
-  assert.ok(said.some((t) => t.includes('broker-a: TopicTestA ⇐ TagB (ConsumerB, subVersion 5010)')), said.join(' | '));
+  assert.ok(said.some((t) => t.includes('broker-a: TopicTestA ⇐ TagB (ConsumerB, subVersion 6010)')), said.join(' | '));
   assert.ok(said.some((t) => t.includes('ConsumerB now owns q2, q3')), said.join(' | '));
   // Canvas by keyboard: move to a partition row, then along its cells, Enter opens provenance.
   await page.focus('[data-testid="canvas-topology"]');
