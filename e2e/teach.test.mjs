@@ -241,7 +241,7 @@ test('6. feedback for every edit: when it applies, what still holds, bad numbers
   await page.keyboard.press('Space');
   await page.waitForSelector('[data-testid="pause"]');
   // A double fire would toggle play and pause again at once: the clock would barely move. (Not
-  // "still playing": under load the story's pacing may legitimately pause at a key moment.)
+  // "still playing": playback may stop on its own, at a tour step or the story's end.)
   await page.waitForTimeout(600);
   const ran = await simMs(page);
   assert.ok((await page.isVisible('[data-testid="pause"]')) || ran >= 1000, `one Space plays (t=${ran} ms after 0.6 s)`);
