@@ -11,7 +11,8 @@ const USAGE: &str = "usage:
   mqviz run SCENARIO.json [--json] [--log]     run a scenario and print its report (or event log)
   mqviz validate SCENARIO.json...              check scenario files, print every error with its JSON path
   mqviz conformance [--emit] VECTORS.json...   run conformance vectors (--emit: one JSON line per case for check.py)
-  mqviz bench [throughput|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N]   run the benchmarks";
+  mqviz bench [throughput|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N]   run the benchmarks
+  mqviz fuzz [--seeds N] [--from S] [--jobs J] [--no-shrink]   simulation testing over random scenarios";
 
 pub fn main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
@@ -19,6 +20,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Some("validate") => validate(&args[1..]),
         Some("conformance") => conformance_cmd(&args[1..]),
         Some("bench") => crate::bench::main(&args[1..]),
+        Some("fuzz") => crate::fuzz::main(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -15,3 +15,4 @@ pub mod bench_kafka_sim;
 pub mod bench_pulsar;
 pub mod bench_pulsar_sim;
 pub mod cli;
+pub mod fuzz;

@@ -106,14 +106,9 @@ fn unknown_references_are_errors() {
     );
     expect_error(
         &with(|v| {
-            v["timeline"] =
-                serde_json::json!([{"at": 5, "action": "subscribe", "clientId": "c1", "topic": "Nope", "expression": "*"}])
+            v["timeline"] = serde_json::json!([{"at": 5, "action": "produce", "producer": "p", "send": {"topic": "Nope"}}])
         }),
-        "unknown topic \"Nope\"",
-    );
-    expect_error(
-        &with(|v| v["timeline"] = serde_json::json!([{"at": 5, "action": "setQueueCount", "topic": "Nope", "queues": 2}])),
-        "unknown topic",
+        "produce: unknown topic \"Nope\"",
     );
     expect_error(
         &with(|v| {
@@ -125,8 +120,32 @@ fn unknown_references_are_errors() {
     expect_error(&with(|v| v["timeline"] = serde_json::json!([{"at": 5, "action": "explode"}])), "unknown action");
     expect_error(
         &with(|v| v["groups"][0]["consumers"].as_array_mut().unwrap().push(serde_json::json!({"clientId": "c1"}))),
-        "duplicate clientId",
+        "$.groups[0].consumers[1].name: duplicate consumer name \"c1\"",
     );
+    expect_error(
+        &with(|v| v["timeline"] = serde_json::json!([{"at": 5, "action": "stopConsumer", "consumer": "c1", "clientId": "c1"}])),
+        "either \"consumer\" or \"clientId\"",
+    );
+}
+
+/// What the real client allows is not refused: subscribing to a topic that does not exist (the
+/// route is not found), two consumers sharing a clientId (each with its own name), and a topic
+/// created mid-run by setQueueCount, which producers may then send to.
+#[test]
+fn real_client_freedoms_are_accepted() {
+    parse_scenario(&with(|v| v["groups"][0]["consumers"][0]["subscriptions"]["Later"] = "*".into())).unwrap();
+    parse_scenario(&with(|v| {
+        v["groups"][0]["consumers"].as_array_mut().unwrap().push(serde_json::json!({"name": "c1-twin", "clientId": "c1"}));
+        v["timeline"] = serde_json::json!([{"at": 5, "action": "stopConsumer", "consumer": "c1-twin"}]);
+    }))
+    .unwrap();
+    parse_scenario(&with(|v| {
+        v["timeline"] = serde_json::json!([
+            {"at": 5, "action": "subscribe", "clientId": "c1", "topic": "Later", "expression": "*"},
+            {"at": 6, "action": "setQueueCount", "topic": "Later", "queues": 2},
+            {"at": 7, "action": "produce", "producer": "p", "send": {"topic": "Later"}}])
+    }))
+    .unwrap();
 }
 
 #[test]

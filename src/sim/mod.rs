@@ -16,5 +16,6 @@ pub mod presets;
 pub mod pulsar;
 pub mod rocketmq;
 pub mod scenario;
+pub mod simtest;
 pub mod story;
 pub mod tour;

@@ -21,6 +21,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("consistent-group.json", "Consistent group (control)"),
     preset!("sql92-filter.json", "SQL92 filter (properties, eval errors, enablePropertyFilter off)"),
     preset!("filter-manager-heartbeat-cost.json", "Filter manager heartbeat cost (topic scan vs group index)"),
+    preset!("duplicate-client-id.json", "Duplicate clientId (two containers share IP@PID)"),
     preset!("compare-join-avg-vs-consistent-hash.json", "Compare: a consumer joins, AVG vs CONSISTENT_HASH"),
     preset!("pulsar-scalable-post-split-backlog.json", "Pulsar scalable topic: new EARLIEST stream consumer after a split"),
     preset!("pulsar-scalable-two-splits.json", "Pulsar scalable topic: two generations of sealed segments"),

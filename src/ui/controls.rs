@@ -165,7 +165,7 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                     if confirm_reset.get() {
                         view! {
                             <span class="confirm" role="group" aria-label="Confirm reset">
-                                <button data-testid="reset-confirm" class="danger" on:click=move |_| {
+                                <button data-testid="reset-confirm" class="btn-danger" on:click=move |_| {
                                     confirm_reset.set(false);
                                     reset();
                                 }>{move || format!("Discard {} edits", sim.edit_count())}</button>

@@ -22,7 +22,8 @@ pub fn follow(sim: Sim, fragment: &str) {
     if fragment.is_empty() || WRITTEN.with(|w| *w.borrow() == fragment) {
         return;
     }
-    match parse_fragment(fragment) {
+    // Columns count the `#` the user sees in the address bar.
+    match parse_fragment(&format!("#{fragment}")) {
         Ok(l) if l.bench => {}
         Ok(l) => {
             if let Err(e) = sim.open_link(&l) {

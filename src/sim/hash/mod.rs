@@ -14,9 +14,20 @@ pub fn java_string_hash(s: &str) -> i32 {
 
 /// FNV-1a, 64 bit: the digest of event logs (portable, no dependencies).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h = Fnv1a64::new();
-    h.update(bytes);
-    h.finish()
+    fnv1a64_extend(FNV1A64_OFFSET, bytes)
+}
+
+/// FNV-1a's starting state: `fnv1a64_extend(FNV1A64_OFFSET, a ++ b)` =
+/// `fnv1a64_extend(fnv1a64_extend(FNV1A64_OFFSET, a), b)`, so long texts hash in pieces.
+pub const FNV1A64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues an FNV-1a hash over more bytes.
+pub fn fnv1a64_extend(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// FNV-1a, 64 bit, fed in pieces: the same digest as `fnv1a64` over the concatenation.
@@ -31,14 +42,11 @@ impl Default for Fnv1a64 {
 
 impl Fnv1a64 {
     pub fn new() -> Fnv1a64 {
-        Fnv1a64(0xcbf2_9ce4_8422_2325)
+        Fnv1a64(FNV1A64_OFFSET)
     }
 
     pub fn update(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        self.0 = fnv1a64_extend(self.0, bytes);
     }
 
     pub fn finish(&self) -> u64 {

@@ -257,13 +257,13 @@ pub fn run(text: &str) -> Result<Box<dyn Simulation>, Vec<PathError>> {
     Ok(sim)
 }
 
-/// The scenario `original` with the commands of a run as its `edits`, and `until` moved to
-/// `end` if the run went on past it: `run` of the result reproduces the run's event log.
+/// The scenario `original` with the commands of a run as its `edits` and `until` set to `end`
+/// (the playhead; 0 keeps the scenario's own): `run` of the result reproduces the run's event
+/// log exactly as it stands at `end`.
 pub fn export(original: &Value, commands: &[Entered], end: Millis) -> Value {
     let mut v = original.clone();
     if let Value::Object(o) = &mut v {
-        let until = o.get("until").and_then(Value::as_u64).unwrap_or(0);
-        if end > until {
+        if end > 0 {
             o.insert("until".into(), Value::from(end));
         }
         if commands.is_empty() {

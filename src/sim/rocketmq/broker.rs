@@ -6,19 +6,50 @@ use super::bloom::BitsArray;
 use super::events::{MsgId, Name};
 use super::filter_manager::{ConsumerFilterManager, FilterManagerConfig, RegisterCost};
 use super::group_info::ConsumerGroupInfo;
+use super::identity::{Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
+use super::sql92::Expression;
 use super::store::ConsumeQueue;
 use super::types::MessageQueue;
 use crate::sim::engine::Millis;
 
-/// A pull request as the broker sees it.
+/// A pull request as the broker sees it, with the identity its response will carry back.
 #[derive(Clone, Debug)]
 pub struct PullRequest {
+    pub id: PullRequestId,
     pub consumer: usize,
-    pub incarnation: u32,
+    pub incarnation: Incarnation,
+    pub pq: ProcessQueueId,
     pub mq: MessageQueue,
     pub offset: u64,
     pub sub_version: u64,
     pub commit_offset: Option<u64>,
+}
+
+/// The filter a held request was built with (`ExpressionMessageFilter`, captured when the request
+/// was parked): an arriving message wakes the request only if it passes.
+#[derive(Clone, Debug)]
+pub enum HeldFilter {
+    /// TAG with `"*"`, or nothing to check.
+    All,
+    /// TAG: the group's table entry's hash codes.
+    Tags(Vec<i32>),
+    Sql(SqlFilter),
+}
+
+/// A SQL92 filter as the broker runs it: the registered filter data's compiled expression and,
+/// with bitmaps on, the bloom pre-check.
+#[derive(Clone, Debug)]
+pub struct SqlFilter {
+    pub expression: Expression,
+    pub bloom: Option<BloomCheck>,
+}
+
+/// `isMatchedByConsumeQueue`'s bitmap pre-check: the group's bloom bit positions, and the filter
+/// data's born time (only messages stored strictly later are checked).
+#[derive(Clone, Debug)]
+pub struct BloomCheck {
+    pub bit_pos: Vec<i32>,
+    pub born_time: u64,
 }
 
 /// A long-polling request parked by `PullRequestHoldService`.
@@ -26,8 +57,16 @@ pub struct PullRequest {
 pub struct HeldPull {
     pub request: PullRequest,
     pub suspended_at: Millis,
-    /// Tag codes the held request's filter accepts (`None` = everything).
-    pub codes: Option<Vec<i32>>,
+    pub filter: HeldFilter,
+}
+
+/// An orderly lock as `RebalanceLockManager` keeps it: by clientId, renewed by the holder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerLock {
+    pub client_id: Name,
+    pub last_locked: Millis,
+    /// Which grant this is: a renewal keeps it, a new holder (or a lock after expiry) gets a new one.
+    pub grant: LockGrantId,
 }
 
 #[derive(Clone, Debug)]
@@ -43,9 +82,11 @@ pub struct Broker {
     pub table_writer: BTreeMap<(String, String), Name>,
     /// (topic, group, queueId) -> committed offset (`ConsumerOffsetManager`).
     pub offsets: BTreeMap<(String, String, u32), u64>,
+    /// Who wrote each committed offset (the broker does not care; reports and invariants do).
+    pub offset_writers: BTreeMap<(String, String, u32), crate::sim::rocketmq::world::OffsetWriter>,
     pub held: Vec<HeldPull>,
-    /// (group, queue) -> (client id, last lock time) for orderly consumption.
-    pub locks: BTreeMap<(String, MessageQueue), (String, Millis)>,
+    /// (group, queue) -> the orderly lock.
+    pub locks: BTreeMap<(String, MessageQueue), BrokerLock>,
     pub enable_calc_filter_bitmap: bool,
     /// The SQL92 filter registry, fed by every heartbeat (REGISTER event).
     pub filter_manager: ConsumerFilterManager,
@@ -79,6 +120,7 @@ impl Broker {
             groups: BTreeMap::new(),
             table_writer: BTreeMap::new(),
             offsets: BTreeMap::new(),
+            offset_writers: BTreeMap::new(),
             held: Vec::new(),
             locks: BTreeMap::new(),
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,

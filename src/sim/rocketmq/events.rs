@@ -41,10 +41,12 @@ pub enum Event {
         client: Name,
         channel: Name,
     },
-    /// `start()` threw (e.g. CHECK_CLIENT_CONFIG refused a SQL92 subscription).
+    /// `start()` threw (e.g. CHECK_CLIENT_CONFIG refused a SQL92 subscription). `ignored`: the
+    /// application carries on with the consumer (otherwise it shuts it down).
     StartFailed {
         client: Name,
         reason: String,
+        ignored: bool,
     },
     ConsumerStopped {
         client: Name,
@@ -147,10 +149,22 @@ pub enum Event {
         design: &'static str,
         cost: String,
     },
+    /// The client's re-filter dropped a message. `expression` is the subscription the pull was
+    /// sent with; `current`, when set, is the different one the consumer has subscribed since.
     ClientFiltered {
         msg: MsgId,
         client: Name,
         expression: String,
+        current: Option<String>,
+    },
+    /// The broker's consume-queue check let a message through only because its tag has the same
+    /// `hashCode` as a tag of the expression (e.g. "Aa" and "BB").
+    TagHashCollision {
+        msg: MsgId,
+        client: Name,
+        tag: Name,
+        expression: String,
+        code: i32,
     },
     Consumed {
         msg: MsgId,
@@ -192,6 +206,45 @@ pub enum Event {
         topic: Name,
         queues: u32,
     },
+    /// "doRebalance, but the topic not exist": a subscribed topic has no route (yet).
+    RouteNotFound {
+        client: Name,
+        topic: Name,
+    },
+    /// A ProcessQueue whose pull chain was silent for 120 s is dropped by the rebalance.
+    PullExpired {
+        client: Name,
+        mq: MessageQueue,
+    },
+    /// Orderly: the listener holds the consume lock, so the queue stays with its owner (broker
+    /// lock included) until a later rebalance.
+    RemovalDeferred {
+        client: Name,
+        mq: MessageQueue,
+        listener_until: u64,
+        attempts: u32,
+    },
+    /// OFFSET_ILLEGAL: the ProcessQueue is dropped, the offset fixed to `next`, and re-created.
+    OffsetIllegal {
+        client: Name,
+        mq: MessageQueue,
+        next: u64,
+    },
+    /// The broker refused a send attempt (`msgCheck`).
+    SendRefused {
+        msg: MsgId,
+        broker: Name,
+        topic: Name,
+        queue_id: u32,
+        attempt: u32,
+        reason: String,
+    },
+    /// Every attempt of a synchronous send was refused: `send()` throws, the message is not stored.
+    SendFailed {
+        msg: MsgId,
+        attempts: u32,
+        reason: String,
+    },
 }
 
 fn ids(v: &[u32]) -> String {
@@ -205,7 +258,10 @@ impl fmt::Display for Event {
         match self {
             Command { text } => write!(f, "command {text}"),
             ConsumerStarted { client, channel } => write!(f, "consumer-started {client} channel={channel}"),
-            StartFailed { client, reason } => write!(f, "start-failed {client}: {reason}"),
+            StartFailed { client, reason, ignored: false } => write!(f, "start-failed {client}: {reason}"),
+            StartFailed { client, reason, ignored: true } => {
+                write!(f, "start-failed {client}: {reason} (the application ignores it: the consumer keeps running)")
+            }
             ConsumerStopped { client, graceful } => write!(f, "consumer-stopped {client} graceful={graceful}"),
             Subscribed { client, topic, expression, sub_version } => {
                 write!(f, "subscribed {client} {topic}={expression:?} subVersion={sub_version}")
@@ -258,7 +314,16 @@ impl fmt::Display for Event {
             FilterRegistered { broker, group, client, design, cost } => {
                 write!(f, "filter-registered {broker} group={group} from={client} design={design} {cost}")
             }
-            ClientFiltered { msg, client, expression } => write!(f, "client-filtered m{msg} by={client} own={expression:?}"),
+            ClientFiltered { msg, client, expression, current: None } => {
+                write!(f, "client-filtered m{msg} by={client} own={expression:?}")
+            }
+            ClientFiltered { msg, client, expression, current: Some(now) } => {
+                write!(f, "client-filtered m{msg} by={client} own={expression:?} (pull sent before the switch to {now:?})")
+            }
+            TagHashCollision { msg, client, tag, expression, code } => write!(
+                f,
+                "tag-hash-collision m{msg} pull-by={client} tag={tag} passed filter={expression:?} (same hashCode {code})"
+            ),
             Consumed { msg, client, reconsume_times } => write!(f, "consumed m{msg} by={client} reconsume={reconsume_times}"),
             ConsumeFailed { msg, client, reconsume_times } => {
                 write!(f, "consume-failed m{msg} by={client} reconsume={reconsume_times}")
@@ -271,6 +336,17 @@ impl fmt::Display for Event {
             OffsetCommitted { broker, group, mq, offset } => write!(f, "offset-committed {broker} {group} {mq}={offset}"),
             QueueLocked { client, mq, granted } => write!(f, "lock {client} {mq} granted={granted}"),
             QueueCountChanged { topic, queues } => write!(f, "queue-count {topic}={queues}"),
+            RouteNotFound { client, topic } => write!(f, "route-not-found {client} {topic}: the topic does not exist"),
+            PullExpired { client, mq } => write!(f, "pull-expired {client} {mq}"),
+            RemovalDeferred { client, mq, listener_until, attempts } => write!(
+                f,
+                "removal-deferred {client} {mq}: the listener holds the consume lock until t={listener_until} (attempt {attempts})"
+            ),
+            OffsetIllegal { client, mq, next } => write!(f, "offset-illegal {client} {mq} next={next}"),
+            SendRefused { msg, broker, topic, queue_id, attempt, reason } => {
+                write!(f, "send-refused m{msg} {broker} {topic}:{queue_id} attempt={attempt}: {reason}")
+            }
+            SendFailed { msg, attempts, reason } => write!(f, "send-failed m{msg} after {attempts} attempts: {reason}"),
         }
     }
 }
@@ -298,6 +374,10 @@ impl Event {
             SentBack { .. } | MovedToDlq { .. } => "retry",
             OffsetCommitted { .. } => "offset",
             QueueCountChanged { .. } => "command",
+            RouteNotFound { .. } | PullExpired { .. } | RemovalDeferred { .. } => "rebalance",
+            OffsetIllegal { .. } => "pull",
+            TagHashCollision { .. } => "filter",
+            SendRefused { .. } | SendFailed { .. } => "store",
         }
     }
 
@@ -308,6 +388,9 @@ impl Event {
             MessageStored { msg, .. }
             | BrokerFiltered { msg, .. }
             | ClientFiltered { msg, .. }
+            | TagHashCollision { msg, .. }
+            | SendRefused { msg, .. }
+            | SendFailed { msg, .. }
             | Consumed { msg, .. }
             | ConsumeFailed { msg, .. }
             | SentBack { msg, .. }

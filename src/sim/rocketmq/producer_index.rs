@@ -27,6 +27,19 @@ impl ThreadLocalIndex {
         let r = self.increment_and_get();
         (r % size as i32).unsigned_abs() as usize
     }
+
+    /// `selectOneMessageQueue(lastBrokerName)` (5.x, fault tolerance off): up to `size` tries for
+    /// a position whose broker is not the last failed one (`avoid`); if every queue is on that
+    /// broker, one more increment without the filter.
+    pub fn select_avoiding(&mut self, size: usize, avoid: impl Fn(usize) -> bool) -> usize {
+        for _ in 0..size {
+            let pos = self.select(size);
+            if !avoid(pos) {
+                return pos;
+            }
+        }
+        self.select(size)
+    }
 }
 
 #[cfg(test)]
@@ -37,6 +50,17 @@ mod tests {
     fn wraps_from_max() {
         let mut i = ThreadLocalIndex::with_stored(i32::MAX);
         assert_eq!((0..4).map(|_| i.increment_and_get()).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_retry_skips_the_broker_that_failed() {
+        // Queues [a0, a1, b0, b1]: the last attempt failed on broker a.
+        let brokers = ["a", "a", "b", "b"];
+        let mut i = ThreadLocalIndex::starting_at(0);
+        assert_eq!(i.select_avoiding(4, |p| brokers[p] == "a"), 2);
+        // With one broker there is nothing to avoid: the next queue, whatever its broker.
+        let mut i = ThreadLocalIndex::starting_at(1);
+        assert_eq!(i.select_avoiding(2, |_| true), 1);
     }
 
     #[test]

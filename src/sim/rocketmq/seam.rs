@@ -23,46 +23,36 @@ impl World {
     /// parser). Empty when it can be entered.
     pub fn check_command(&self, cmd: &TimedAction) -> Vec<PathError> {
         let err = |message: String| PathError { path: "$".into(), message };
-        let has_consumer = |id: &str| self.consumers.iter().any(|c| &*c.client_id == id);
+        let has_consumer = |n: &str| self.consumers.iter().any(|c| &*c.name == n);
         let has_topic = |t: &str| self.brokers.iter().any(|b| b.topics.contains_key(t));
         let has_group = |g: &str| self.scenario.groups.iter().any(|x| x.name == g);
         let mut out = Vec::new();
         let name = cmd.action.name();
         match &cmd.action {
-            Action::StartConsumer { client_id }
-            | Action::StopConsumer { client_id }
-            | Action::CrashConsumer { client_id }
-            | Action::Unsubscribe { client_id, .. } => {
-                if !has_consumer(client_id) {
-                    out.push(err(format!("{name}: unknown consumer {client_id:?}")));
-                }
-            }
-            Action::Subscribe { client_id, subscription } => {
-                if !has_consumer(client_id) {
-                    out.push(err(format!("subscribe: unknown consumer {client_id:?}")));
-                }
-                if !has_topic(&subscription.topic) {
-                    out.push(err(format!("subscribe: unknown topic {:?}", subscription.topic)));
+            // Consumers are named by their unique scenario name; subscribing to a topic that does
+            // not exist is allowed (the route is not found until it appears).
+            Action::StartConsumer { consumer }
+            | Action::StopConsumer { consumer }
+            | Action::CrashConsumer { consumer }
+            | Action::Subscribe { consumer, .. }
+            | Action::Unsubscribe { consumer, .. } => {
+                if !has_consumer(consumer) {
+                    out.push(err(format!("{name}: unknown consumer {consumer:?}")));
                 }
             }
             Action::AddConsumer { group, consumer } => {
                 if !has_group(group) {
                     out.push(err(format!("addConsumer: unknown group {group:?}")));
                 }
-                if has_consumer(&consumer.client_id) {
-                    out.push(err(format!("addConsumer: duplicate clientId {:?}", consumer.client_id)));
-                }
-                for s in &consumer.subscriptions {
-                    if !has_topic(&s.topic) {
-                        out.push(err(format!("addConsumer: unknown topic {:?}", s.topic)));
-                    }
+                if has_consumer(&consumer.name) {
+                    out.push(err(format!(
+                        "addConsumer: duplicate consumer name {:?} (consumers may share a clientId, but each needs its own \"name\")",
+                        consumer.name
+                    )));
                 }
             }
-            Action::SetQueueCount { topic, .. } => {
-                if !has_topic(topic) {
-                    out.push(err(format!("setQueueCount: unknown topic {topic:?}")));
-                }
-            }
+            // setQueueCount on an unknown topic creates it (updateTopic).
+            Action::SetQueueCount { .. } => {}
             Action::Produce { producer, send } => {
                 if !self.producers.iter().any(|p| &*p.id == producer) {
                     out.push(err(format!("produce: unknown producer {producer:?}")));
@@ -93,7 +83,7 @@ impl World {
             ConsumerState::StartFailed
         } else if con.crashed {
             ConsumerState::Crashed
-        } else if con.incarnation == 0 {
+        } else if con.incarnation.is_initial() {
             ConsumerState::NotStarted
         } else {
             ConsumerState::Stopped
@@ -256,8 +246,20 @@ impl World {
                 if let Some(e) = &con.start_error {
                     lines.push(StateLine { text: e.clone(), changed_at: None, alert: true });
                 }
+                if con.running && con.rebalance.unbalanced {
+                    lines.push(StateLine {
+                        text: "not balanced: its ProcessQueues differ from its allocation (a lock refused, a removal deferred), so it rebalances again after 1 s".into(),
+                        changed_at: None,
+                        alert: true,
+                    });
+                }
+                if con.name != con.client_id {
+                    // Another instance may report the same clientId: the broker cannot tell them apart.
+                    let shared = self.consumers.iter().filter(|o| o.running && o.client_id == con.client_id).count() > 1;
+                    lines.push(StateLine { text: format!("clientId {}", con.client_id), changed_at: None, alert: shared });
+                }
                 ConsumerView {
-                    name: con.client_id.to_string(),
+                    name: con.name.to_string(),
                     group: con.group.to_string(),
                     state: self.consumer_state(c),
                     subscription,

@@ -19,6 +19,8 @@ pub struct Message {
     pub body: Body,
     pub producer: Name,
     pub born_at: u64,
+    /// When the broker stored it (`storeTimestamp`); 0 until then.
+    pub stored_at: u64,
     /// Where it was stored: broker index, queue id, queue offset (set at store time).
     pub broker: usize,
     pub queue_id: u32,
@@ -33,6 +35,15 @@ pub struct Message {
 impl Message {
     pub fn root(&self) -> MsgId {
         self.origin.unwrap_or(self.id)
+    }
+
+    /// `UNIQ_KEY`, which the Java producer sets on every message (`MessageClientIDSetter`): 32 hex
+    /// digits of ip (4 bytes), pid (2), class-loader hash (4), time (4) and a counter (2). Made
+    /// deterministic here: 127.0.0.1, the producer name's hash as pid, the born time and the
+    /// message number. Retry copies keep their origin's key, as they keep its properties.
+    pub fn uniq_key(&self) -> String {
+        let pid = crate::sim::hash::java_string_hash(&self.producer) as u16;
+        format!("7F000001{pid:04X}00000000{:08X}{:04X}", self.born_at as u32, self.root() as u16)
     }
 }
 

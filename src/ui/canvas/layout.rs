@@ -224,11 +224,14 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let bottom = key.y - pad * 0.5;
     let avail = (bottom - top).max(40.0);
 
-    let has_producers = !view.producers.is_empty();
+    // Narrow canvases (a comparison, an embed) drop the producer column: the dots still start at
+    // the partition's left edge.
+    let narrow = width < 520.0;
+    let has_producers = !view.producers.is_empty() && !narrow;
     let prod_w = if has_producers { (width * 0.1).clamp(84.0, 170.0) } else { 0.0 };
     let gap_pb = if has_producers { (width * 0.03).clamp(10.0, 70.0) } else { 0.0 };
-    let cons_w = (width * 0.25).clamp(130.0, 380.0);
-    let gap_bc = (width * 0.07).clamp(32.0, 160.0);
+    let cons_w = if narrow { (width * 0.3).max(80.0) } else { (width * 0.25).clamp(130.0, 380.0) };
+    let gap_bc = if narrow { (width * 0.06).max(14.0) } else { (width * 0.07).clamp(32.0, 160.0) };
     let broker_x = pad + prod_w + gap_pb;
     let broker_w = (width - 2.0 * pad - prod_w - gap_pb - gap_bc - cons_w).max(120.0);
     let cons_x = broker_x + broker_w + gap_bc;

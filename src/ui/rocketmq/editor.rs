@@ -209,7 +209,7 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
             enter(
                 sim,
                 Action::Subscribe {
-                    client_id: client_id.clone(),
+                    consumer: client_id.clone(),
                     subscription: SubscriptionSpec { topic: spec.topic.clone(), expression: t.clone(), expression_type: ty },
                 },
             );
@@ -294,15 +294,16 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
 /// The consumer's head (id, state badge, lifecycle buttons, start error) as HTML: it changes
 /// only when the state does; the buttons are handled by one delegated click listener.
 fn status_html(w: &World, client_id: &str) -> String {
-    let Some(c) = w.consumers.iter().find(|c| *c.client_id == *client_id) else { return String::new() };
+    // Rows name consumers by their scenario name (unique, unlike the clientId).
+    let Some(c) = w.consumers.iter().find(|c| *c.name == *client_id) else { return String::new() };
     let queues = c.pqs.keys().filter(|q| !is_system_topic(&q.topic)).count();
     let (cls, label) = if c.running {
         ("on", format!("running · {queues} q"))
     } else if c.start_error.is_some() {
         ("off", "start failed".to_string())
-    } else if c.incarnation > 0 && c.crashed {
+    } else if !c.incarnation.is_initial() && c.crashed {
         ("off", "crashed".to_string())
-    } else if c.incarnation > 0 {
+    } else if !c.incarnation.is_initial() {
         ("off", "stopped".to_string())
     } else {
         ("off", "not started".to_string())
@@ -321,7 +322,7 @@ fn status_html(w: &World, client_id: &str) -> String {
         r = c.running,
         d1 = dis(c.running),
         d2 = dis(!c.running),
-        start = if c.incarnation > 0 || c.start_error.is_some() { "restart" } else { "start" },
+        start = if !c.incarnation.is_initial() || c.start_error.is_some() { "restart" } else { "start" },
     );
     if let Some(e) = &c.start_error {
         h.push_str(&format!("<div class=\"inline-error\" data-testid=\"start-error\" role=\"alert\">{}</div>", esc(e)));
@@ -346,9 +347,9 @@ fn ConsumerRow(row: Row) -> impl IntoView {
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let client_id = id.clone();
         let (a, what) = match action_of(&ev).as_deref() {
-            Some("start") => (Action::StartConsumer { client_id }, "start"),
-            Some("stop") => (Action::StopConsumer { client_id }, "stop"),
-            Some("crash") => (Action::CrashConsumer { client_id }, "crash"),
+            Some("start") => (Action::StartConsumer { consumer: client_id }, "start"),
+            Some("stop") => (Action::StopConsumer { consumer: client_id }, "stop"),
+            Some("crash") => (Action::CrashConsumer { consumer: client_id }, "crash"),
             _ => return,
         };
         let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
@@ -379,7 +380,7 @@ fn ConsumerRow(row: Row) -> impl IntoView {
 }
 
 fn next_client_id(w: &World) -> Option<String> {
-    ('A'..='Z').map(|c| format!("Consumer{c}")).find(|id| !w.consumers.iter().any(|c| *c.client_id == **id))
+    ('A'..='Z').map(|c| format!("Consumer{c}")).find(|id| !w.consumers.iter().any(|c| *c.client_id == **id || *c.name == **id))
 }
 
 const STRATEGIES: [&str; 3] = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"];
@@ -408,11 +409,7 @@ fn GroupBlock(group: String) -> impl IntoView {
             let strategy = members.first().map(|c| c.strategy_name).unwrap_or("AVG");
             let rows: Vec<Row> = members
                 .iter()
-                .map(|c| Row {
-                    client_id: c.client_id.to_string(),
-                    group: c.group.to_string(),
-                    subs: c.spec.subscriptions.clone(),
-                })
+                .map(|c| Row { client_id: c.name.to_string(), group: c.group.to_string(), subs: c.spec.subscriptions.clone() })
                 .collect();
             (model, strategy_options(strategy), rows)
         })
@@ -426,6 +423,7 @@ fn GroupBlock(group: String) -> impl IntoView {
                 let first = w.consumers.iter().find(|c| *c.group == *g_add)?;
                 let id = next_client_id(w)?;
                 let mut spec = first.spec.clone();
+                spec.name = id.clone();
                 spec.client_id = id;
                 spec.start_at = Some(w.now);
                 Some(spec)

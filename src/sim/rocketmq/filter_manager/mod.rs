@@ -156,8 +156,14 @@ impl ConsumerFilterData {
     /// `isMsgInLive(storeTime)`: the message was stored after this filter was born, so its
     /// bitmap (if computed) includes this group.
     pub fn is_msg_in_live(&self, msg_store_time: u64) -> bool {
-        msg_store_time > self.born_time
+        is_msg_in_live(self.born_time, msg_store_time)
     }
+}
+
+/// `ConsumerFilterData.isMsgInLive`: a message stored strictly after the filter data was born.
+/// Only such a message's bitmap (computed at dispatch) can include the group's bits.
+pub fn is_msg_in_live(born_time: u64, msg_store_time: u64) -> bool {
+    msg_store_time > born_time
 }
 
 /// What one `register(topic, group, …)` did.

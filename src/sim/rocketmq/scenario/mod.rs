@@ -106,6 +106,8 @@ pub struct GroupSpec {
     pub message_model: MessageModel,
     pub allocation: AllocationSpec,
     pub consume_from_where: ConsumeFromWhere,
+    /// `consumeTimestamp` for CONSUME_FROM_TIMESTAMP (logical ms); `None` = each consumer's start − 30 min.
+    pub consume_timestamp: Option<Millis>,
     pub orderly: bool,
     pub consumers: Vec<ConsumerSpec>,
 }
@@ -126,39 +128,57 @@ pub enum ConsumeResultPolicy {
     AlwaysFail,
 }
 
+/// What the application does when `start()` throws (CHECK_CLIENT_CONFIG refused a subscription).
+/// The check runs after the consumer is already RUNNING (spec §3), so the outcome is the
+/// application's choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StartFailurePolicy {
+    /// The application shuts the consumer down (also what clients since 5.3.2 do themselves).
+    #[default]
+    Shutdown,
+    /// The application logs the exception and carries on: the consumer keeps heartbeating,
+    /// rebalancing and pulling (4.9.x and 5.x before 5.3.2).
+    Ignore,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConsumerSpec {
+    /// Unique in the scenario; timeline actions refer to the consumer by it. Defaults to the clientId.
+    pub name: String,
+    /// `ip@instanceName`: may repeat (containers sharing `IP@PID`, a fixed `instanceName`).
     pub client_id: String,
     pub subscriptions: Vec<SubscriptionSpec>,
     pub start_at: Option<Millis>,
     pub latency_ms: Option<Millis>,
     pub consume_time_ms: Millis,
     pub result: ConsumeResultPolicy,
+    pub on_start_failure: StartFailurePolicy,
 }
 
 #[derive(Clone, Debug, PartialEq)]
+/// Consumers are named by their scenario `name` (unique), not by their clientId (which may repeat).
 pub enum Action {
     StartConsumer {
-        client_id: String,
+        consumer: String,
     },
     /// Graceful shutdown: persist offsets, unregister (CHANGE notify).
     StopConsumer {
-        client_id: String,
+        consumer: String,
     },
     /// Process dies: no unregister; the broker forgets the channel after 120 s without notifying.
     CrashConsumer {
-        client_id: String,
+        consumer: String,
     },
     AddConsumer {
         group: String,
         consumer: ConsumerSpec,
     },
     Subscribe {
-        client_id: String,
+        consumer: String,
         subscription: SubscriptionSpec,
     },
     Unsubscribe {
-        client_id: String,
+        consumer: String,
         topic: String,
     },
     SetQueueCount {

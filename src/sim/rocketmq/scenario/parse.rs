@@ -277,6 +277,7 @@ fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<(TimedAc
             ConsumeFromWhere::LastOffset
         }
     };
+    let consume_timestamp = o.u64_in("consumeTimestamp", 0, MAX_TIME, e);
     let orderly = o.bool("orderly", e).unwrap_or(false);
     let consumers = o.array("consumers", e).into_iter().filter_map(|(p, v)| read_consumer(v, &p, e, Some(timeline))).collect();
     o.finish(e);
@@ -285,6 +286,7 @@ fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<(TimedAc
         message_model,
         allocation,
         consume_from_where,
+        consume_timestamp,
         orderly,
         consumers,
     })
@@ -325,6 +327,7 @@ fn read_consumer(
 ) -> Option<ConsumerSpec> {
     let mut o = Obj::new(v, path, e)?;
     let client_id = o.req_str("clientId", e).map(str::to_string);
+    let name = o.str("name", e).map(str::to_string);
     let mut subscriptions = Vec::new();
     if let Some(sv) = o.get("subscriptions") {
         let sp = o.child_path("subscriptions");
@@ -371,37 +374,60 @@ fn read_consumer(
             ConsumeResultPolicy::Success
         }
     };
+    let on_start_failure = match o.str("onStartFailure", e) {
+        None | Some("shutdown") => StartFailurePolicy::Shutdown,
+        Some("ignore") => StartFailurePolicy::Ignore,
+        Some(other) => {
+            e.push(&o.child_path("onStartFailure"), format!("expected \"shutdown\" or \"ignore\", found {other:?}"));
+            StartFailurePolicy::Shutdown
+        }
+    };
     o.finish(e);
     let client_id = non_empty(client_id?, &format!("{path}.clientId"), e)?;
+    let name = match name {
+        Some(n) => non_empty(n, &format!("{path}.name"), e)?,
+        None => client_id.clone(),
+    };
     if let Some(timeline) = lifecycle {
-        let id = || client_id.clone();
+        let id = || name.clone();
         if let Some(at) = start_at {
-            timeline.push((TimedAction { at, action: Action::StartConsumer { client_id: id() } }, format!("{path}.startAt")));
+            timeline.push((TimedAction { at, action: Action::StartConsumer { consumer: id() } }, format!("{path}.startAt")));
         }
         if let Some(at) = stop_at {
-            timeline.push((TimedAction { at, action: Action::StopConsumer { client_id: id() } }, format!("{path}.stopAt")));
+            timeline.push((TimedAction { at, action: Action::StopConsumer { consumer: id() } }, format!("{path}.stopAt")));
         }
         if let Some(at) = crash_at {
-            timeline.push((TimedAction { at, action: Action::CrashConsumer { client_id: id() } }, format!("{path}.crashAt")));
+            timeline.push((TimedAction { at, action: Action::CrashConsumer { consumer: id() } }, format!("{path}.crashAt")));
         }
         if let Some(at) = restart_at {
-            timeline.push((TimedAction { at, action: Action::StartConsumer { client_id: id() } }, format!("{path}.restartAt")));
+            timeline.push((TimedAction { at, action: Action::StartConsumer { consumer: id() } }, format!("{path}.restartAt")));
         }
     } else if stop_at.is_some() || crash_at.is_some() || restart_at.is_some() {
         e.push(path, "lifecycle times are not allowed here; add timeline actions instead");
     }
-    Some(ConsumerSpec { client_id, subscriptions, start_at, latency_ms, consume_time_ms, result })
+    Some(ConsumerSpec { name, client_id, subscriptions, start_at, latency_ms, consume_time_ms, result, on_start_failure })
 }
 
 fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedAction> {
     let mut o = Obj::new(v, path, e)?;
     let at = o.req_u64_in("at", 0, MAX_TIME, e);
     let kind = o.req_str("action", e);
-    let client = |o: &mut Obj, e: &mut Errors| o.req_str("clientId", e).map(str::to_string);
+    // The consumer's scenario name; `clientId` is the older spelling of the same reference.
+    let client = |o: &mut Obj, e: &mut Errors| match (o.str("consumer", e), o.str("clientId", e)) {
+        (Some(n), None) | (None, Some(n)) => Some(n.to_string()),
+        (Some(_), Some(_)) => {
+            e.push(path, "give either \"consumer\" or \"clientId\", not both");
+            None
+        }
+        (None, None) => {
+            e.push(path, "missing field \"consumer\" (the consumer's name)");
+            None
+        }
+    };
     let action = match kind? {
-        "startConsumer" => client(&mut o, e).map(|client_id| Action::StartConsumer { client_id }),
-        "stopConsumer" => client(&mut o, e).map(|client_id| Action::StopConsumer { client_id }),
-        "crashConsumer" => client(&mut o, e).map(|client_id| Action::CrashConsumer { client_id }),
+        "startConsumer" => client(&mut o, e).map(|consumer| Action::StartConsumer { consumer }),
+        "stopConsumer" => client(&mut o, e).map(|consumer| Action::StopConsumer { consumer }),
+        "crashConsumer" => client(&mut o, e).map(|consumer| Action::CrashConsumer { consumer }),
         "addConsumer" => {
             let group = o.req_str("group", e).map(str::to_string);
             let consumer = o.required("consumer", e).and_then(|cv| {
@@ -414,12 +440,12 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
             }
         }
         "subscribe" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             let topic = o.req_str("topic", e).map(str::to_string);
             let expression = o.req_str("expression", e).map(str::to_string);
             let t = o.str("type", e).map(str::to_string);
-            match (client_id, topic, expression) {
-                (Some(client_id), Some(topic), Some(expression)) => {
+            match (consumer, topic, expression) {
+                (Some(consumer), Some(topic), Some(expression)) => {
                     let expression_type = match t.as_deref() {
                         None | Some("TAG") => None,
                         Some("SQL92") => Some("SQL92".to_string()),
@@ -428,15 +454,15 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
                             None
                         }
                     };
-                    Some(Action::Subscribe { client_id, subscription: SubscriptionSpec { topic, expression, expression_type } })
+                    Some(Action::Subscribe { consumer, subscription: SubscriptionSpec { topic, expression, expression_type } })
                 }
                 _ => None,
             }
         }
         "unsubscribe" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             let topic = o.req_str("topic", e).map(str::to_string);
-            Some(Action::Unsubscribe { client_id: client_id?, topic: topic? })
+            Some(Action::Unsubscribe { consumer: consumer?, topic: topic? })
         }
         "setQueueCount" => {
             let topic = o.req_str("topic", e).map(str::to_string);
@@ -505,23 +531,20 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             format!("{total_messages} messages in total is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
         );
     }
-    let mut clients = BTreeSet::new();
+    // Consumers are referenced by their unique name; clientIds may repeat (spec §6: duplicates
+    // share an allocation block). Topics a consumer subscribes need not exist (spec §5: no route,
+    // warnings until the topic appears).
+    let mut names = BTreeSet::new();
     let mut groups = BTreeSet::new();
+    let duplicate_name =
+        |n: &str| format!("duplicate consumer name {n:?} (consumers may share a clientId, but each needs its own \"name\")");
     for (i, g) in s.groups.iter().enumerate() {
         if !groups.insert(g.name.as_str()) {
             e.push(&format!("$.groups[{i}].name"), format!("duplicate group {:?}", g.name));
         }
         for (j, c) in g.consumers.iter().enumerate() {
-            if !clients.insert(c.client_id.clone()) {
-                e.push(&format!("$.groups[{i}].consumers[{j}].clientId"), format!("duplicate clientId {:?}", c.client_id));
-            }
-            for sub in &c.subscriptions {
-                if !topics.contains(sub.topic.as_str()) {
-                    e.push(
-                        &format!("$.groups[{i}].consumers[{j}].subscriptions[{:?}]", sub.topic),
-                        format!("unknown topic {:?}", sub.topic),
-                    );
-                }
+            if !names.insert(c.name.clone()) {
+                e.push(&format!("$.groups[{i}].consumers[{j}].name"), duplicate_name(&c.name));
             }
         }
     }
@@ -530,40 +553,36 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             if !groups.contains(group.as_str()) {
                 e.push(p, format!("addConsumer: unknown group {group:?}"));
             }
-            if !clients.insert(consumer.client_id.clone()) {
-                e.push(p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
+            if !names.insert(consumer.name.clone()) {
+                e.push(p, format!("addConsumer: {}", duplicate_name(&consumer.name)));
             }
         }
     }
+    // A topic exists for producers once it is declared or created by `setQueueCount` (updateTopic).
+    let mut created: BTreeSet<&str> = topics.clone();
     for (a, p) in s.timeline.iter().zip(paths) {
         match &a.action {
-            Action::StartConsumer { client_id }
-            | Action::StopConsumer { client_id }
-            | Action::CrashConsumer { client_id }
-            | Action::Unsubscribe { client_id, .. } => {
-                if !clients.contains(client_id) {
-                    e.push(p, format!("{}: unknown consumer {client_id:?}", a.action.name()));
-                }
-            }
-            Action::Subscribe { client_id, subscription } => {
-                if !clients.contains(client_id) {
-                    e.push(p, format!("subscribe: unknown consumer {client_id:?}"));
-                }
-                if !topics.contains(subscription.topic.as_str()) {
-                    e.push(p, format!("subscribe: unknown topic {:?}", subscription.topic));
+            Action::StartConsumer { consumer }
+            | Action::StopConsumer { consumer }
+            | Action::CrashConsumer { consumer }
+            | Action::Subscribe { consumer, .. }
+            | Action::Unsubscribe { consumer, .. } => {
+                if !names.contains(consumer) {
+                    e.push(p, format!("{}: unknown consumer {consumer:?}", a.action.name()));
                 }
             }
             Action::SetQueueCount { topic, .. } => {
-                if !topics.contains(topic.as_str()) {
-                    e.push(p, format!("setQueueCount: unknown topic {topic:?}"));
-                }
+                created.insert(topic.as_str());
             }
             Action::Produce { producer, send } => {
                 if !s.producers.iter().any(|p| &p.id == producer) {
                     e.push(p, format!("produce: unknown producer {producer:?}"));
                 }
-                if !topics.contains(send.topic.as_str()) {
-                    e.push(p, format!("produce: unknown topic {:?}", send.topic));
+                if !created.contains(send.topic.as_str()) {
+                    e.push(
+                        p,
+                        format!("produce: unknown topic {:?} (declare it, or create it first with setQueueCount)", send.topic),
+                    );
                 }
             }
             Action::SetAllocation { group, .. } => {

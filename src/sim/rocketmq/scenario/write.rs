@@ -26,6 +26,9 @@ fn allocation_value(a: &AllocationSpec) -> Value {
 fn consumer_value(c: &ConsumerSpec) -> Value {
     let subs: Map<String, Value> = c.subscriptions.iter().map(|s| (s.topic.clone(), subscription_value(s))).collect();
     let mut o = Map::new();
+    if c.name != c.client_id {
+        o.insert("name".into(), json!(c.name));
+    }
     o.insert("clientId".into(), json!(c.client_id));
     o.insert("subscriptions".into(), Value::Object(subs));
     o.insert("startAt".into(), c.start_at.map(Value::from).unwrap_or_else(|| json!("never")));
@@ -41,6 +44,9 @@ fn consumer_value(c: &ConsumerSpec) -> Value {
             ConsumeResultPolicy::FailTimes(n) => json!({"failTimes": n}),
         },
     );
+    if c.on_start_failure == StartFailurePolicy::Ignore {
+        o.insert("onStartFailure".into(), json!("ignore"));
+    }
     Value::Object(o)
 }
 
@@ -71,23 +77,23 @@ pub fn action_value(a: &Action) -> Value {
     let mut o = Map::new();
     o.insert("action".into(), json!(a.name()));
     match a {
-        Action::StartConsumer { client_id } | Action::StopConsumer { client_id } | Action::CrashConsumer { client_id } => {
-            o.insert("clientId".into(), json!(client_id));
+        Action::StartConsumer { consumer } | Action::StopConsumer { consumer } | Action::CrashConsumer { consumer } => {
+            o.insert("consumer".into(), json!(consumer));
         }
         Action::AddConsumer { group, consumer } => {
             o.insert("group".into(), json!(group));
             o.insert("consumer".into(), consumer_value(consumer));
         }
-        Action::Subscribe { client_id, subscription } => {
-            o.insert("clientId".into(), json!(client_id));
+        Action::Subscribe { consumer, subscription } => {
+            o.insert("consumer".into(), json!(consumer));
             o.insert("topic".into(), json!(subscription.topic));
             o.insert("expression".into(), json!(subscription.expression));
             if let Some(t) = &subscription.expression_type {
                 o.insert("type".into(), json!(t));
             }
         }
-        Action::Unsubscribe { client_id, topic } => {
-            o.insert("clientId".into(), json!(client_id));
+        Action::Unsubscribe { consumer, topic } => {
+            o.insert("consumer".into(), json!(consumer));
             o.insert("topic".into(), json!(topic));
         }
         Action::SetQueueCount { topic, queues } => {
@@ -129,6 +135,7 @@ mod tests {
     #[test]
     fn every_action_reads_back_as_written() {
         let consumer = ConsumerSpec {
+            name: "C-1".into(),
             client_id: "C".into(),
             // JSON objects read back in key order, as every scenario's subscriptions are.
             subscriptions: vec![
@@ -139,21 +146,22 @@ mod tests {
             latency_ms: Some(3),
             consume_time_ms: 7,
             result: ConsumeResultPolicy::FailTimes(2),
+            on_start_failure: StartFailurePolicy::Ignore,
         };
-        round_trip(Action::StartConsumer { client_id: "C".into() });
-        round_trip(Action::StopConsumer { client_id: "C".into() });
-        round_trip(Action::CrashConsumer { client_id: "C".into() });
+        round_trip(Action::StartConsumer { consumer: "C".into() });
+        round_trip(Action::StopConsumer { consumer: "C".into() });
+        round_trip(Action::CrashConsumer { consumer: "C".into() });
         round_trip(Action::AddConsumer { group: "g".into(), consumer: consumer.clone() });
         round_trip(Action::AddConsumer { group: "g".into(), consumer: ConsumerSpec { start_at: None, ..consumer } });
         round_trip(Action::Subscribe {
-            client_id: "C".into(),
+            consumer: "C".into(),
             subscription: SubscriptionSpec {
                 topic: "S".into(),
                 expression: "b = 'x'".into(),
                 expression_type: Some("SQL92".into()),
             },
         });
-        round_trip(Action::Unsubscribe { client_id: "C".into(), topic: "T".into() });
+        round_trip(Action::Unsubscribe { consumer: "C".into(), topic: "T".into() });
         round_trip(Action::SetQueueCount { topic: "T".into(), queues: 8 });
         for allocation in [
             AllocationSpec::Avg,

@@ -1,5 +1,6 @@
 //! User and timeline commands: start, stop, crash, add, subscribe, queue counts, strategies.
 
+use super::records::DropReason;
 use super::*;
 
 impl World {
@@ -7,23 +8,23 @@ impl World {
         let text = describe_action(&cmd);
         self.emit(Event::Command { text });
         match cmd {
-            scenario::Action::StartConsumer { client_id } => {
-                if let Some(c) = self.find_consumer(&client_id) {
+            scenario::Action::StartConsumer { consumer } => {
+                if let Some(c) = self.find_consumer(&consumer) {
                     self.start_consumer(c);
                 }
             }
-            scenario::Action::StopConsumer { client_id } => {
-                if let Some(c) = self.find_consumer(&client_id) {
+            scenario::Action::StopConsumer { consumer } => {
+                if let Some(c) = self.find_consumer(&consumer) {
                     self.stop_consumer(c, true);
                 }
             }
-            scenario::Action::CrashConsumer { client_id } => {
-                if let Some(c) = self.find_consumer(&client_id) {
+            scenario::Action::CrashConsumer { consumer } => {
+                if let Some(c) = self.find_consumer(&consumer) {
                     self.stop_consumer(c, false);
                 }
             }
             scenario::Action::AddConsumer { group, consumer } => {
-                if self.find_consumer(&consumer.client_id).is_some() {
+                if self.find_consumer(&consumer.name).is_some() {
                     return;
                 }
                 let mut made = Self::make_consumer(&self.scenario, &group, &consumer);
@@ -39,8 +40,8 @@ impl World {
                     self.start_consumer(c);
                 }
             }
-            scenario::Action::Subscribe { client_id, subscription } => {
-                if let Some(c) = self.find_consumer(&client_id) {
+            scenario::Action::Subscribe { consumer, subscription } => {
+                if let Some(c) = self.find_consumer(&consumer) {
                     let spec = &mut self.consumers[c].spec;
                     spec.subscriptions.retain(|s| s.topic != subscription.topic);
                     spec.subscriptions.push(subscription.clone());
@@ -50,18 +51,21 @@ impl World {
                     }
                 }
             }
-            scenario::Action::Unsubscribe { client_id, topic } => {
-                if let Some(c) = self.find_consumer(&client_id) {
+            scenario::Action::Unsubscribe { consumer, topic } => {
+                if let Some(c) = self.find_consumer(&consumer) {
                     self.consumers[c].spec.subscriptions.retain(|s| s.topic != topic);
                     self.consumers[c].subs.remove(&topic);
                 }
             }
             scenario::Action::SetQueueCount { topic, queues } => {
-                for b in 0..self.brokers.len() {
-                    if self.brokers[b].topics.contains_key(&topic) {
-                        self.brokers[b].set_queue_count(&topic, queues);
-                        self.assign_partition_ids(b, &topic);
-                    }
+                // `mqadmin updateTopic`: on the brokers that have the topic, or on every broker
+                // when none has it yet (the topic is created).
+                let hosting: Vec<usize> =
+                    (0..self.brokers.len()).filter(|&b| self.brokers[b].topics.contains_key(&topic)).collect();
+                let targets = if hosting.is_empty() { (0..self.brokers.len()).collect() } else { hosting };
+                for b in targets {
+                    self.brokers[b].set_queue_count(&topic, queues);
+                    self.assign_partition_ids(b, &topic);
                 }
                 self.emit(Event::QueueCountChanged { topic: name(&topic), queues });
             }
@@ -102,37 +106,42 @@ impl World {
         };
         let client = self.consumers[c].client_id.clone();
         self.emit(Event::Subscribed { client, topic: name(&s.topic), expression: s.expression.clone(), sub_version: now });
-        self.consumers[c].subs.insert(s.topic.clone(), sd);
+        self.consumers[c].subs.insert(s.topic.clone(), Arc::new(sd));
     }
 
-    /// `MQClientInstance.checkClientInBroker` (CHECK_CLIENT_CONFIG): a non-TAG subscription must
-    /// compile on every broker of its topic, and needs `enablePropertyFilter=true`, or start fails.
-    pub(super) fn check_client_in_broker(&self, c: usize) -> Result<(), String> {
-        for s in &self.consumers[c].spec.subscriptions {
+    /// `MQClientInstance.checkClientInBroker` (CHECK_CLIENT_CONFIG): every non-TAG subscription is
+    /// sent to ONE broker of its topic, picked at random (`findBrokerAddrByTopic`); that broker
+    /// needs `enablePropertyFilter=true` and must compile the expression. A topic without a route
+    /// is not checked.
+    pub(super) fn check_client_in_broker(&mut self, c: usize) -> Result<(), String> {
+        let subs: Vec<SubscriptionSpec> = self.consumers[c].spec.subscriptions.clone();
+        for s in &subs {
             let Some(t) = s.expression_type.as_deref() else { continue };
-            for b in self.brokers.iter().filter(|b| b.topics.contains_key(&s.topic)) {
-                if !b.enable_property_filter {
-                    return Err(format!(
-                        "{} does not support {t} filtering (enablePropertyFilter=false), so subscribing {} with {:?} makes start() throw",
-                        b.name, s.topic, s.expression
-                    ));
-                }
-                if let Err(e) = crate::sim::rocketmq::sql92::compile(&s.expression, b.filter_manager.config().sql92_version) {
-                    return Err(format!("{} rejects the {t} expression for {}: {e}", b.name, s.topic));
-                }
+            let hosts: Vec<usize> = (0..self.brokers.len()).filter(|&b| self.brokers[b].topics.contains_key(&s.topic)).collect();
+            if hosts.is_empty() {
+                continue;
+            }
+            let pick = if hosts.len() > 1 { self.rng.below(hosts.len() as u64) as usize } else { 0 };
+            let b = &self.brokers[hosts[pick]];
+            if !b.enable_property_filter {
+                return Err(format!(
+                    "{} does not support {t} filtering (enablePropertyFilter=false), so subscribing {} with {:?} makes start() throw",
+                    b.name, s.topic, s.expression
+                ));
+            }
+            if let Err(e) = crate::sim::rocketmq::sql92::compile(&s.expression, b.filter_manager.config().sql92_version) {
+                return Err(format!("{} rejects the {t} expression for {}: {e}", b.name, s.topic));
             }
         }
         Ok(())
     }
 
+    /// `DefaultMQPushConsumerImpl.start()`: the consumer is RUNNING (timers armed) before
+    /// CHECK_CLIENT_CONFIG runs; only if the check passes does start() send a heartbeat and wake
+    /// the rebalance. A failed check throws: the application shuts the consumer down, or ignores
+    /// the exception and the consumer carries on from its timers (`onStartFailure`).
     pub(super) fn start_consumer(&mut self, c: usize) {
         if self.consumers[c].running {
-            return;
-        }
-        if let Err(reason) = self.check_client_in_broker(c) {
-            let client = self.consumers[c].client_id.clone();
-            self.consumers[c].start_error = Some(reason.clone());
-            self.emit(Event::StartFailed { client, reason });
             return;
         }
         self.consumers[c].start_error = None;
@@ -140,16 +149,19 @@ impl World {
         {
             let con = &mut self.consumers[c];
             con.running = true;
-            con.incarnation += 1;
+            con.crashed = false;
+            con.incarnation = con.incarnation.next();
             con.started_at = now;
-            con.channel = name(&format!("{}#{}", con.client_id, con.incarnation));
+            con.channel = name(&format!("{}#{}", con.name, con.incarnation));
             con.subs.clear();
             con.pqs.clear();
             con.offsets.clear();
             con.routes.clear();
+            // The RebalanceService is built with the client instance: its minInterval counts from now.
+            con.rebalance = RebalanceService { last_run_at: now, ..RebalanceService::default() };
         }
-        let inc = self.consumers[c].incarnation;
         let channel = self.consumers[c].channel.clone();
+        let inc = self.consumers[c].incarnation;
         self.channel_owner.insert(channel.clone(), (c, inc));
         let client = self.consumers[c].client_id.clone();
         self.emit(Event::ConsumerStarted { client, channel });
@@ -160,29 +172,57 @@ impl World {
         if self.consumers[c].model == MessageModel::Clustering {
             let rt = retry_topic(&self.consumers[c].group);
             let sd = filterapi::build_subscription_data(&rt, Some("*"), now).expect("'*' always parses");
-            self.consumers[c].subs.insert(rt, sd);
+            self.consumers[c].subs.insert(rt, Arc::new(sd));
         }
+        // updateTopicSubscribeInfoWhenSubscriptionChanged, then checkClientInBroker.
         self.refresh_routes(c);
+        if let Err(reason) = self.check_client_in_broker(c) {
+            let client = self.consumers[c].client_id.clone();
+            self.consumers[c].start_error = Some(reason.clone());
+            let ignored = self.consumers[c].ignores_start_failure();
+            self.emit(Event::StartFailed { client, reason, ignored });
+            if ignored {
+                // No heartbeat and no wake-up from start(): the timers and the RebalanceService
+                // (first run after its 20 s wait, or a notification) carry on.
+                self.arm_client_timers(c);
+                self.schedule_rebalance_at(c, now + REBALANCE_INTERVAL);
+            } else {
+                self.stop_consumer(c, true);
+            }
+            return;
+        }
         self.send_heartbeat(c);
         self.rebalance_immediately(c);
-        self.schedule(FIRST_HEARTBEAT_DELAY, Action::HeartbeatTick { c, inc });
-        self.schedule(FIRST_PERSIST_DELAY, Action::PersistTick { c, inc });
-        self.schedule(ROUTE_REFRESH_INTERVAL, Action::RouteRefresh { c, inc });
-        if self.consumers[c].orderly {
-            self.schedule(LOCK_RENEW_INTERVAL, Action::LockRenew { c, inc });
+        self.arm_client_timers(c);
+    }
+
+    /// `mQClientFactory.start()`: the scheduled tasks of the client instance.
+    fn arm_client_timers(&mut self, c: usize) {
+        let inc = self.consumers[c].incarnation;
+        self.schedule(FIRST_HEARTBEAT_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::Heartbeat });
+        self.schedule(FIRST_PERSIST_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::Persist });
+        self.schedule(ROUTE_REFRESH_INTERVAL, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::RouteRefresh });
+        if self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering {
+            self.schedule(FIRST_LOCK_RENEW_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::LockRenew });
         }
     }
 
+    /// Graceful (`shutdown()`): the consume service stops (orderly: unlockAll), offsets are
+    /// persisted, the client unregisters, the ProcessQueues are dropped. Listeners already running
+    /// still return, and their results are discarded. A crash does none of it, and its listeners die.
     pub(super) fn stop_consumer(&mut self, c: usize, graceful: bool) {
         if !self.consumers[c].running {
             return;
         }
         if graceful {
-            self.persist_offsets(c);
-            let mqs: Vec<MessageQueue> = self.consumers[c].pqs.keys().cloned().collect();
-            for mq in mqs {
-                self.unlock_queue(c, &mq);
+            if self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering {
+                let mqs: Vec<MessageQueue> =
+                    self.consumers[c].pqs.iter().filter(|(_, pq)| !pq.dropped).map(|(mq, _)| mq.clone()).collect();
+                for mq in mqs {
+                    self.unlock_queue_now(c, &mq);
+                }
             }
+            self.persist_offsets(c);
             let (channel, group, client, latency) = {
                 let con = &self.consumers[c];
                 (con.channel.clone(), con.group.clone(), con.client_id.clone(), con.latency)
@@ -198,14 +238,18 @@ impl World {
                     },
                 );
             }
+        } else {
+            let inc = self.consumers[c].incarnation;
+            self.consumers[c].crashed_incarnations.push((inc, self.now));
+        }
+        let why = if graceful { DropReason::Shutdown } else { DropReason::Crash };
+        let mqs: Vec<MessageQueue> = self.consumers[c].pqs.keys().cloned().collect();
+        for mq in mqs {
+            self.remove_process_queue(c, &mq, why);
         }
         let con = &mut self.consumers[c];
         con.running = false;
         con.crashed = !graceful;
-        for pq in con.pqs.values_mut() {
-            pq.dropped = true;
-        }
-        con.pqs.clear();
         let client = con.client_id.clone();
         self.emit(Event::ConsumerStopped { client, graceful });
     }
@@ -214,14 +258,14 @@ impl World {
 fn describe_action(a: &scenario::Action) -> String {
     use scenario::Action::*;
     match a {
-        StartConsumer { client_id } => format!("startConsumer {client_id}"),
-        StopConsumer { client_id } => format!("stopConsumer {client_id}"),
-        CrashConsumer { client_id } => format!("crashConsumer {client_id}"),
-        AddConsumer { group, consumer } => format!("addConsumer {} to {group}", consumer.client_id),
-        Subscribe { client_id, subscription } => {
-            format!("subscribe {client_id} {}={:?}", subscription.topic, subscription.expression)
+        StartConsumer { consumer } => format!("startConsumer {consumer}"),
+        StopConsumer { consumer } => format!("stopConsumer {consumer}"),
+        CrashConsumer { consumer } => format!("crashConsumer {consumer}"),
+        AddConsumer { group, consumer } => format!("addConsumer {} to {group}", consumer.name),
+        Subscribe { consumer, subscription } => {
+            format!("subscribe {consumer} {}={:?}", subscription.topic, subscription.expression)
         }
-        Unsubscribe { client_id, topic } => format!("unsubscribe {client_id} {topic}"),
+        Unsubscribe { consumer, topic } => format!("unsubscribe {consumer} {topic}"),
         SetQueueCount { topic, queues } => format!("setQueueCount {topic}={queues}"),
         SetAllocation { group, allocation } => format!("setAllocation {group}={}", allocation.name()),
         Produce { producer, send } => {

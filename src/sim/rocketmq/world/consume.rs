@@ -1,101 +1,188 @@
 //! Consumption: concurrent batches, orderly queues, send-back, retry and DLQ.
+//!
+//! A listener that started runs to its end unless the process dies: a completion for a dropped
+//! ProcessQueue still consumed its messages (the business logic ran), but its result is discarded
+//! (`ConsumeRequest.run` skips `processConsumeResult`), so the new owner consumes them again.
 
 use super::*;
 
 impl World {
-    pub(super) fn record_consumed(&mut self, c: usize, m: MsgId) {
-        let root = self.messages[m as usize].root();
-        let reconsume_times = self.messages[m as usize].reconsume_times;
-        let con = &mut self.consumers[c];
-        con.stats.consumed += 1;
-        con.consumed.push(root);
-        let client = con.client_id.clone();
-        self.emit(Event::Consumed { msg: m, client, reconsume_times });
-    }
-
-    pub(super) fn handle_consume_done(&mut self, c: usize, inc: u32, mq: MessageQueue, msgs: Vec<MsgId>) {
-        if !self.consumer_alive(c, inc) || self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
-            // ConsumeRequest.run skips processConsumeResult on a dropped queue: redelivered later.
-            let client = self.consumers[c].client_id.clone();
-            self.emit(Event::ResultsDiscarded { client, mq, count: msgs.len() as u32 });
+    /// A concurrently consumed batch returns (`ConsumeMessageConcurrentlyService.ConsumeRequest`).
+    pub(super) fn handle_consume_done(&mut self, r: PqRef, msgs: Vec<MsgId>, started_at: Millis) {
+        if self.consumers[r.c].crashed_in(r.inc) {
+            return;
+        }
+        if self.live_pq(&r).is_none() {
+            self.discard_results(&r, &msgs, started_at, None);
             return;
         }
         for &m in &msgs {
             let times = self.messages[m as usize].reconsume_times;
-            if !self.consumers[c].fails(times) {
-                self.record_consumed(c, m);
+            if !self.consumers[r.c].fails(times) {
+                self.record_consumed(&r, m, started_at, times, false, None);
                 continue;
             }
-            let client = self.consumers[c].client_id.clone();
-            self.consumers[c].stats.failed += 1;
+            let client = self.consumers[r.c].client_id.clone();
+            self.consumers[r.c].stats.failed += 1;
             self.emit(Event::ConsumeFailed { msg: m, client, reconsume_times: times });
-            if self.consumers[c].model == MessageModel::Clustering {
-                self.consumers[c].stats.retried += 1;
-                let group = self.consumers[c].group.clone();
+            if self.consumers[r.c].model == MessageModel::Clustering {
+                self.consumers[r.c].stats.retried += 1;
+                let group = self.consumers[r.c].group.clone();
                 let broker = self.messages[m as usize].broker;
-                let latency = self.consumers[c].latency;
+                let latency = self.consumers[r.c].latency;
                 self.schedule(latency, Action::SendBackArrive { broker, msg: m, group });
             }
         }
-        let con = &mut self.consumers[c];
-        let pq = con.pqs.get_mut(&mq).expect("checked above");
+        let con = &mut self.consumers[r.c];
+        let pq = con.pq_mut(&r.mq, r.pq).expect("live_pq checked it");
         for &m in &msgs {
             let off = self.messages[m as usize].queue_offset;
             pq.in_flight.remove(&off);
         }
         if let Some(o) = pq.committed_offset() {
-            let e = con.offsets.entry(mq).or_insert(0);
+            let e = con.offsets.entry(r.mq).or_insert(0);
             *e = (*e).max(o);
         }
     }
 
-    pub(super) fn kick_orderly(&mut self, c: usize, mq: &MessageQueue) {
-        let inc = self.consumers[c].incarnation;
-        let delay = self.consumers[c].spec.consume_time_ms;
-        let Some(pq) = self.consumers[c].pqs.get_mut(mq) else { return };
-        if pq.consuming {
-            return;
+    /// The listener ran for a ProcessQueue that was dropped meanwhile: what succeeded counts as
+    /// consumed, nothing is acknowledged, sent back or committed.
+    fn discard_results(&mut self, r: &PqRef, msgs: &[MsgId], started_at: Millis, lock: Option<LockGrantId>) {
+        for &m in msgs {
+            let times = self.messages[m as usize].reconsume_times + self.local_reconsume_of(r, m);
+            if self.consumers[r.c].fails(times) {
+                let client = self.consumers[r.c].client_id.clone();
+                self.consumers[r.c].stats.failed += 1;
+                self.emit(Event::ConsumeFailed { msg: m, client, reconsume_times: times });
+            } else {
+                self.record_consumed(r, m, started_at, times, true, lock);
+            }
         }
-        let Some((_, &m)) = pq.in_flight.iter().next() else { return };
-        pq.consuming = true;
-        self.schedule(delay, Action::OrderlyConsumeDone { c, inc, mq: mq.clone(), msg: m });
+        let client = self.consumers[r.c].client_id.clone();
+        self.emit(Event::ResultsDiscarded { client, mq: r.mq.clone(), count: msgs.len() as u32 });
     }
 
-    pub(super) fn handle_orderly_done(&mut self, c: usize, inc: u32, mq: MessageQueue, m: MsgId) {
-        if !self.consumer_alive(c, inc) || self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
+    fn local_reconsume_of(&self, r: &PqRef, m: MsgId) -> u32 {
+        self.consumers[r.c].pq(&r.mq, r.pq).and_then(|pq| pq.local_reconsume.get(&m).copied()).unwrap_or(0)
+    }
+
+    /// New messages in an orderly ProcessQueue: a consume task starts unless one already runs or
+    /// waits (`putMessage` returns `dispatchToConsume` only when the queue is not consuming).
+    pub(super) fn kick_orderly(&mut self, r: &PqRef) {
+        let Some(pq) = self.consumers[r.c].pq(&r.mq, r.pq) else { return };
+        if pq.orderly_task == OrderlyTask::Idle && !pq.in_flight.is_empty() {
+            self.run_orderly_task(r);
+        }
+    }
+
+    /// One turn of `ConsumeMessageOrderlyService.ConsumeRequest.run`'s loop: stop on a dropped
+    /// queue; without a usable lock, re-lock later; else run the listener on the first message.
+    fn run_orderly_task(&mut self, r: &PqRef) {
+        let now = self.now;
+        let clustering = self.consumers[r.c].model == MessageModel::Clustering;
+        let delay = self.consumers[r.c].spec.consume_time_ms;
+        let Some(pq) = self.consumers[r.c].pq_mut(&r.mq, r.pq) else { return };
+        if pq.dropped {
+            pq.orderly_task = OrderlyTask::Idle;
             return;
         }
-        let local = self.consumers[c].pqs[&mq].local_reconsume.get(&m).copied().unwrap_or(0);
+        if clustering && !pq.lock_usable(now) {
+            // tryLockLaterAndReconsume(10 ms)
+            pq.orderly_task = OrderlyTask::Waiting;
+            self.schedule(ORDERLY_RELOCK_DELAY, Action::OrderlyRelock { pq: r.clone() });
+            return;
+        }
+        let Some((_, &m)) = pq.in_flight.iter().next() else {
+            pq.orderly_task = OrderlyTask::Idle;
+            return;
+        };
+        pq.orderly_task = OrderlyTask::Listening { msg: m, started_at: now, until: now + delay };
+        self.schedule(delay, Action::OrderlyConsumeDone { pq: r.clone(), msg: m });
+    }
+
+    /// A scheduled orderly task starts (`submitConsumeRequestLater`).
+    pub(super) fn handle_orderly_resume(&mut self, r: PqRef) {
+        if self.live_pq(&r).is_some() {
+            self.run_orderly_task(&r);
+        } else if let Some(pq) = self.consumers[r.c].pq_mut(&r.mq, r.pq) {
+            pq.orderly_task = OrderlyTask::Idle;
+        }
+    }
+
+    /// `tryLockLaterAndReconsume`: `lockOneMQ`, then resume in 10 ms, or in 3 s if refused.
+    pub(super) fn handle_orderly_relock(&mut self, r: PqRef) {
+        if self.live_pq(&r).is_none() {
+            if let Some(pq) = self.consumers[r.c].pq_mut(&r.mq, r.pq) {
+                pq.orderly_task = OrderlyTask::Idle;
+            }
+            return;
+        }
+        let delay = if self.lock_queue(r.c, &r.mq) { ORDERLY_RELOCK_DELAY } else { ORDERLY_RELOCK_RETRY };
+        self.schedule(delay, Action::OrderlyResume { pq: r });
+    }
+
+    /// The orderly listener returns. SUCCESS commits and the loop goes on at once;
+    /// SUSPEND_CURRENT_QUEUE_A_MOMENT keeps the message and retries it locally after 1 s. A
+    /// dropped queue's result is discarded, and a removal waiting for this listener completes.
+    pub(super) fn handle_orderly_done(&mut self, r: PqRef, m: MsgId) {
+        if self.consumers[r.c].crashed_in(r.inc) {
+            return;
+        }
+        let (started_at, lock) = match self.consumers[r.c].pq(&r.mq, r.pq).map(|pq| pq.orderly_task) {
+            Some(OrderlyTask::Listening { started_at, .. }) => (started_at, self.held_lock_grant(&r)),
+            _ => (self.now.saturating_sub(self.consumers[r.c].spec.consume_time_ms), None),
+        };
+        if self.live_pq(&r).is_none() {
+            self.discard_results(&r, &[m], started_at, lock);
+            let waits = self.consumers[r.c].pq(&r.mq, r.pq).is_some_and(|pq| pq.removal_waits_for_listener);
+            if let Some(pq) = self.consumers[r.c].pq_mut(&r.mq, r.pq) {
+                pq.orderly_task = OrderlyTask::Idle;
+            }
+            if waits {
+                self.finish_orderly_removal(r.c, &r.mq);
+                self.consumers[r.c].pqs.remove(&r.mq);
+            }
+            return;
+        }
+        let local = self.local_reconsume_of(&r, m);
         let times = self.messages[m as usize].reconsume_times + local;
-        let fails = self.consumers[c].fails(times);
-        if fails {
-            let client = self.consumers[c].client_id.clone();
-            self.consumers[c].stats.failed += 1;
-            self.emit(Event::ConsumeFailed { msg: m, client, reconsume_times: times });
-            let delay = self.consumers[c].spec.consume_time_ms + SUSPEND_ORDERLY;
-            let pq = self.consumers[c].pqs.get_mut(&mq).expect("checked above");
+        if self.consumers[r.c].fails(times) {
+            let client = self.consumers[r.c].client_id.clone();
+            let con = &mut self.consumers[r.c];
+            con.stats.failed += 1;
+            con.stats.local_retries += 1;
+            let pq = con.pq_mut(&r.mq, r.pq).expect("live");
             *pq.local_reconsume.entry(m).or_insert(0) += 1;
+            pq.orderly_task = OrderlyTask::Waiting;
+            self.emit(Event::ConsumeFailed { msg: m, client, reconsume_times: times });
             // SUSPEND_CURRENT_QUEUE_A_MOMENT: the same message again after 1 s; the queue waits.
-            self.schedule(delay, Action::OrderlyConsumeDone { c, inc, mq, msg: m });
+            self.schedule(SUSPEND_ORDERLY, Action::OrderlyResume { pq: r });
             return;
         }
-        self.record_consumed(c, m);
+        self.record_consumed(&r, m, started_at, times, false, lock);
         let off = self.messages[m as usize].queue_offset;
-        let con = &mut self.consumers[c];
-        let pq = con.pqs.get_mut(&mq).expect("checked above");
+        let con = &mut self.consumers[r.c];
+        let pq = con.pq_mut(&r.mq, r.pq).expect("live");
         pq.in_flight.remove(&off);
         pq.local_reconsume.remove(&m);
-        pq.consuming = false;
+        pq.orderly_task = OrderlyTask::Idle;
         if let Some(o) = pq.committed_offset() {
-            let e = con.offsets.entry(mq.clone()).or_insert(0);
+            let e = con.offsets.entry(r.mq.clone()).or_insert(0);
             *e = (*e).max(o);
         }
-        self.kick_orderly(c, &mq);
+        self.run_orderly_task(&r);
+    }
+
+    /// The broker lock grant this consumer holds for the queue, if any.
+    fn held_lock_grant(&self, r: &PqRef) -> Option<LockGrantId> {
+        let b = self.broker_index(&r.mq.broker)?;
+        let key = (self.consumers[r.c].group.to_string(), r.mq.clone());
+        let lock = self.brokers[b].locks.get(&key)?;
+        (lock.client_id == self.consumers[r.c].client_id).then_some(lock.grant)
     }
 
     pub(super) fn handle_send_back(&mut self, b: usize, m: MsgId, group: Name) {
         let orig = self.messages[m as usize].clone();
-        let now = self.now;
         let id = self.messages.len() as MsgId;
         if orig.reconsume_times >= MAX_RECONSUME_TIMES {
             let dlq = crate::sim::rocketmq::types::dlq_topic(&group);
@@ -110,7 +197,7 @@ impl World {
                 queue_id: 0,
                 queue_offset: 0,
                 pid: u32::MAX,
-                born_at: now,
+                stored_at: 0,
                 origin: Some(orig.root()),
                 ..orig
             });
@@ -124,6 +211,8 @@ impl World {
         self.assign_partition_ids(b, &rt);
         let reconsume_times = orig.reconsume_times + 1;
         self.emit(Event::SentBack { msg: m, group, delay_ms: delay, reconsume_times });
+        // The copy keeps the original's properties and born time; RETRY_TOPIC is set only when
+        // absent, so it names the original topic on every retry (`consumerSendMsgBack`).
         let mut copy = Message {
             id,
             topic: name(&rt),
@@ -131,12 +220,12 @@ impl World {
             queue_id: 0,
             queue_offset: 0,
             pid: u32::MAX,
-            born_at: now,
+            stored_at: 0,
             origin: Some(orig.root()),
             reconsume_times,
             ..orig.clone()
         };
-        copy.properties.insert("RETRY_TOPIC".into(), orig.topic.to_string());
+        copy.properties.entry("RETRY_TOPIC".into()).or_insert_with(|| orig.topic.to_string());
         self.fates.push(Fate::Pending);
         self.messages.push(copy);
         self.schedule(delay, Action::RetryDeliver { msg: id });

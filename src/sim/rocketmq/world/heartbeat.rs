@@ -4,7 +4,7 @@ use super::*;
 
 impl World {
     pub(super) fn send_heartbeat(&mut self, c: usize) {
-        let subs: Vec<SubscriptionData> = self.consumers[c].subs.values().cloned().collect();
+        let subs: Vec<Arc<SubscriptionData>> = self.consumers[c].subs.values().cloned().collect();
         let (inc, latency) = (self.consumers[c].incarnation, self.consumers[c].latency);
         let summary = self.consumers[c].subscription_summary();
         let client = self.consumers[c].client_id.clone();
@@ -15,7 +15,8 @@ impl World {
         }
     }
 
-    pub(super) fn handle_heartbeat(&mut self, b: usize, c: usize, inc: u32, subs: Vec<SubscriptionData>) {
+    pub(super) fn handle_heartbeat(&mut self, b: usize, c: usize, inc: Incarnation, subs: Vec<Arc<SubscriptionData>>) {
+        let subs: Vec<SubscriptionData> = subs.iter().map(|s| (**s).clone()).collect();
         // A heartbeat already on the wire still arrives after a crash; only a newer incarnation supersedes it.
         if self.consumers[c].incarnation != inc {
             return;
@@ -95,6 +96,20 @@ impl World {
         if notify {
             self.notify_channels(&channels);
         }
+    }
+
+    /// NOTIFY_CONSUMER_IDS_CHANGED reaches a client: `rebalanceImmediately()`.
+    pub(super) fn handle_notify(&mut self, c: usize, inc: Incarnation) {
+        if self.consumer_alive(c, inc) {
+            let (client, group) = (self.consumers[c].client_id.clone(), self.consumers[c].group.clone());
+            self.emit(Event::NotifyReceived { client, group });
+            self.rebalance_immediately(c);
+        }
+    }
+
+    pub(super) fn handle_expiry_scan(&mut self, b: usize) {
+        self.scan_expired_channels(b);
+        self.schedule(EXPIRY_SCAN_INTERVAL, Action::ExpiryScan { broker: b });
     }
 
     pub(super) fn notify_channels(&mut self, channels: &[Name]) {

@@ -1,16 +1,21 @@
 //! The RocketMQ world: name server, brokers, producers and push consumers driven by one event
 //! queue. `handle_*` methods are the transitions; each runs at one logical instant.
+//!
+//! Every reply that arrives later (pull responses, consume completions, timers, lock retries)
+//! carries the identity of what it belongs to (`identity.rs`) and is checked against it before
+//! it changes state.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::allocate::{self, Strategy};
-use super::broker::{Broker, FilterCostSample, HeldPull, PullRequest};
-use super::consumer::{Consumer, ConsumerStats, ProcessQueue};
+use super::broker::{BloomCheck, Broker, FilterCostSample, HeldFilter, HeldPull, PullRequest, SqlFilter};
+use super::consumer::{Consumer, ConsumerStats, OrderlyTask, OutstandingPull, ProcessQueue, RebalanceService};
 use super::events::{Event, MsgId, Name, PullStatus};
 use super::filter;
 use super::filterapi::{self, ExpressionType, SubscriptionData};
 use super::group_info::TableChange;
+use super::identity::{IdSource, Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::producer_index::ThreadLocalIndex;
 use super::store::{Body, Message};
 use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
@@ -22,14 +27,18 @@ use crate::sim::rocketmq::scenario::{
 use crate::sim::rocketmq::sql92::Verdict;
 use crate::sim::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 
+pub use records::{ConsumptionRecord, DropReason, OffsetCommit, OffsetWriter, PqRecord, SendFailure};
+
 mod commands;
 mod consume;
 mod heartbeat;
 mod locks;
 mod offsets;
+mod oneway;
 mod produce;
 mod pull;
 mod rebalance;
+pub mod records;
 
 pub const HEARTBEAT_INTERVAL: Millis = 30_000;
 pub const FIRST_HEARTBEAT_DELAY: Millis = 1_000;
@@ -49,38 +58,163 @@ pub const CACHED_MESSAGES_THRESHOLD: usize = 1000;
 pub const MAX_RECONSUME_TIMES: u32 = 16;
 pub const LOCK_EXPIRY: Millis = 60_000;
 pub const LOCK_RENEW_INTERVAL: Millis = 20_000;
+/// `lockMQPeriodically` starts 1 s after the orderly service starts, then every 20 s.
+pub const FIRST_LOCK_RENEW_DELAY: Millis = 1_000;
 pub const SUSPEND_ORDERLY: Millis = 1_000;
+/// `tryLockLaterAndReconsume`: resume 10 ms after a successful re-lock, 3 s after a failed one.
+pub const ORDERLY_RELOCK_DELAY: Millis = 10;
+pub const ORDERLY_RELOCK_RETRY: Millis = 3_000;
+/// `tryRemoveOrderMessageQueue`: the consume lock is awaited this long before removal gives up.
+pub const CONSUME_LOCK_WAIT: Millis = 500;
+/// `UNLOCK_DELAY_TIME_MILLS`: a dropped orderly queue last locked longer ago than this is removed
+/// without waiting for the consume lock.
+pub const UNLOCK_DELAY: Millis = 20_000;
+/// RebalanceService `minInterval` (5.x): runs are at least this far apart, and an unbalanced run
+/// is followed by another after this long.
+pub const REBALANCE_MIN_INTERVAL: Millis = 1_000;
+/// `rebalanceLater(500)` after an orderly lock failed (5.x).
+pub const REBALANCE_LATER_ON_LOCK_FAILURE: Millis = 500;
+/// Default `consumeTimestamp`: half an hour before the consumer started.
+pub const DEFAULT_CONSUME_TIMESTAMP_BEFORE_START: Millis = 30 * 60_000;
+/// `retryTimesWhenSendFailed` = 2: a synchronous send makes up to 3 attempts.
+pub const SYNC_SEND_ATTEMPTS: u32 = 3;
 /// `messageDelayLevel` "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".
 pub const DELAY_LEVELS_MS: [Millis; 18] = [
     1_000, 5_000, 10_000, 30_000, 60_000, 120_000, 180_000, 240_000, 300_000, 360_000, 420_000, 480_000, 540_000, 600_000,
     1_200_000, 1_800_000, 3_600_000, 7_200_000,
 ];
 
+/// A ProcessQueue as a reply names it: the consumer, its incarnation, the queue and the
+/// ProcessQueue object. A reply whose `pq` is no longer the queue's live ProcessQueue is stale.
+#[derive(Clone, Debug)]
+pub(crate) struct PqRef {
+    c: usize,
+    inc: Incarnation,
+    mq: MessageQueue,
+    pq: ProcessQueueId,
+}
+
+/// The periodic tasks of a client instance (`MQClientInstance.startScheduledTask`,
+/// `RebalanceService`, `ConsumeMessageOrderlyService.lockMQPeriodically`), one enum so that each
+/// is checked against the consumer's incarnation in one place and re-armed there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConsumerTimer {
+    Heartbeat,
+    /// A RebalanceService run; `generation` must still be current (a wake-up supersedes it).
+    Rebalance {
+        generation: u64,
+    },
+    Persist,
+    RouteRefresh,
+    LockRenew,
+}
+
 #[derive(Clone, Debug)]
 enum Action {
     Command(scenario::Action),
-    ProduceNext { producer: usize, send: usize, i: u32 },
-    StoreArrive { msg: MsgId },
-    HeartbeatTick { c: usize, inc: u32 },
-    HeartbeatArrive { broker: usize, c: usize, inc: u32, subs: Vec<SubscriptionData> },
-    NotifyArrive { c: usize, inc: u32 },
-    RebalanceTick { c: usize, inc: u32, gen: u64 },
-    ConsumerListArrive { broker: usize, c: usize, inc: u32, topic: String },
-    ConsumerListReply { c: usize, inc: u32, topic: String, cids: Option<Vec<String>> },
-    PullSend { c: usize, inc: u32, mq: MessageQueue },
-    PullArrive { broker: usize, req: PullRequest },
-    PullResponse { c: usize, inc: u32, mq: MessageQueue, status: PullStatus, next: u64, msgs: Vec<MsgId> },
-    HoldCheck { broker: usize },
-    ConsumeDone { c: usize, inc: u32, mq: MessageQueue, msgs: Vec<MsgId> },
-    OrderlyConsumeDone { c: usize, inc: u32, mq: MessageQueue, msg: MsgId },
-    PersistTick { c: usize, inc: u32 },
-    OffsetCommitArrive { broker: usize, group: Name, mq: MessageQueue, offset: u64 },
-    RouteRefresh { c: usize, inc: u32 },
-    SendBackArrive { broker: usize, msg: MsgId, group: Name },
-    RetryDeliver { msg: MsgId },
-    ExpiryScan { broker: usize },
-    UnregisterArrive { broker: usize, channel: Name, group: Name, client: Name },
-    LockRenew { c: usize, inc: u32 },
+    ProduceNext {
+        producer: usize,
+        send: usize,
+        i: u32,
+    },
+    /// A send attempt reaches the broker (`SendMessageProcessor`, msgCheck first).
+    StoreArrive {
+        msg: MsgId,
+        attempt: u32,
+    },
+    /// The broker refused a synchronous send; the producer retries on another queue.
+    SendRefused {
+        msg: MsgId,
+        attempt: u32,
+        reason: String,
+    },
+    ConsumerTimer {
+        c: usize,
+        inc: Incarnation,
+        timer: ConsumerTimer,
+    },
+    HeartbeatArrive {
+        broker: usize,
+        c: usize,
+        inc: Incarnation,
+        subs: Vec<Arc<SubscriptionData>>,
+    },
+    NotifyArrive {
+        c: usize,
+        inc: Incarnation,
+    },
+    /// `rebalanceLater(delay)`: wakes the RebalanceService.
+    RebalanceWakeUp {
+        c: usize,
+        inc: Incarnation,
+    },
+    ConsumerListArrive {
+        broker: usize,
+        c: usize,
+        inc: Incarnation,
+        topic: String,
+    },
+    ConsumerListReply {
+        c: usize,
+        inc: Incarnation,
+        topic: String,
+        cids: Option<Vec<String>>,
+    },
+    PullSend {
+        pq: PqRef,
+    },
+    PullArrive {
+        broker: usize,
+        req: PullRequest,
+    },
+    PullResponse {
+        pq: PqRef,
+        pull: PullRequestId,
+        status: PullStatus,
+        next: u64,
+        msgs: Vec<MsgId>,
+    },
+    HoldCheck {
+        broker: usize,
+    },
+    ConsumeDone {
+        pq: PqRef,
+        msgs: Vec<MsgId>,
+        started_at: Millis,
+    },
+    /// An orderly consume task starts (`submitConsumeRequestLater` / after a lock retry).
+    OrderlyResume {
+        pq: PqRef,
+    },
+    /// `tryLockLaterAndReconsume`: lock the queue again, then resume.
+    OrderlyRelock {
+        pq: PqRef,
+    },
+    OrderlyConsumeDone {
+        pq: PqRef,
+        msg: MsgId,
+    },
+    /// A one-way request (offset commit, unlock) reaches its broker.
+    OnewayArrive {
+        id: u64,
+    },
+    SendBackArrive {
+        broker: usize,
+        msg: MsgId,
+        group: Name,
+    },
+    RetryDeliver {
+        msg: MsgId,
+    },
+    ExpiryScan {
+        broker: usize,
+    },
+    UnregisterArrive {
+        broker: usize,
+        channel: Name,
+        group: Name,
+        client: Name,
+    },
 }
 
 /// One entry of a group's subscription-table history on one broker.
@@ -128,6 +262,7 @@ pub struct World {
     queue: EventQueue<Action>,
     pub log: EventLog<Event>,
     rng: SplitMix64,
+    ids: IdSource,
     pub brokers: Vec<Broker>,
     pub producers: Vec<ProducerState>,
     pub consumers: Vec<Consumer>,
@@ -143,7 +278,19 @@ pub struct World {
     /// (message, log event) pairs: the provenance index.
     pub msg_events: Vec<(MsgId, EventId)>,
     pub history: BTreeMap<String, Vec<HistoryEntry>>,
-    channel_owner: BTreeMap<Name, (usize, u32)>,
+    /// Every listener run that consumed a message, in order (the duplicate report reads it).
+    pub consumptions: Vec<ConsumptionRecord>,
+    /// Every ProcessQueue ever created, indexed by its id − 1.
+    pub process_queues: Vec<PqRecord>,
+    /// Sends that failed for good (every attempt refused): the message was never stored.
+    pub send_failures: Vec<SendFailure>,
+    /// One-way requests still on their way to a broker (oneway.rs).
+    oneway: Vec<oneway::OnewayRpc>,
+    next_oneway: u64,
+    /// The offset commits of the last step only (cleared when a step starts): what the
+    /// simulation tests' offset invariant reads without scanning every broker after each step.
+    pub recent_commits: Vec<OffsetCommit>,
+    channel_owner: BTreeMap<Name, (usize, Incarnation)>,
     handler_cause: Option<EventId>,
     last_emitted: Option<EventId>,
     /// Group name -> message model, from the scenario and added consumers.
@@ -235,6 +382,7 @@ impl World {
             queue: EventQueue::default(),
             log: EventLog::default(),
             rng,
+            ids: IdSource::default(),
             brokers,
             producers: producer_states,
             consumers,
@@ -245,6 +393,12 @@ impl World {
             partitions: Vec::new(),
             msg_events: Vec::new(),
             history: BTreeMap::new(),
+            consumptions: Vec::new(),
+            process_queues: Vec::new(),
+            send_failures: Vec::new(),
+            oneway: Vec::new(),
+            next_oneway: 0,
+            recent_commits: Vec::new(),
             channel_owner: BTreeMap::new(),
             handler_cause: None,
             last_emitted: None,
@@ -278,17 +432,20 @@ impl World {
         let g = scenario.groups.iter().find(|g| g.name == group);
         let allocation = g.map(|g| g.allocation.clone()).unwrap_or(AllocationSpec::Avg);
         Consumer {
+            name: name(&spec.name),
             client_id: name(&spec.client_id),
             group: name(group),
             spec: spec.clone(),
             model: g.map(|g| g.message_model).unwrap_or(MessageModel::Clustering),
             consume_from_where: g.map(|g| g.consume_from_where).unwrap_or(ConsumeFromWhere::LastOffset),
+            consume_timestamp: g.and_then(|g| g.consume_timestamp),
             orderly: g.map(|g| g.orderly).unwrap_or(false),
             strategy: strategy_from(&allocation),
             strategy_name: allocation.name(),
             latency: spec.latency_ms.unwrap_or(scenario.latency_ms),
             running: false,
-            incarnation: 0,
+            incarnation: Incarnation::default(),
+            crashed_incarnations: Vec::new(),
             channel: name(""),
             started_at: 0,
             subs: BTreeMap::new(),
@@ -296,7 +453,7 @@ impl World {
             pqs: BTreeMap::new(),
             offsets: BTreeMap::new(),
             local_offsets: BTreeMap::new(),
-            rebalance_gen: 0,
+            rebalance: RebalanceService::default(),
             crashed: false,
             start_error: None,
             stats: ConsumerStats::default(),
@@ -330,6 +487,7 @@ impl World {
         self.now = s.at;
         self.handler_cause = s.cause;
         self.last_emitted = None;
+        self.recent_commits.clear();
         self.dispatch(s.action);
         true
     }
@@ -408,104 +566,89 @@ impl World {
         self.queue.push(self.now + delay, cause, action);
     }
 
-    fn consumer_alive(&self, c: usize, inc: u32) -> bool {
+    fn consumer_alive(&self, c: usize, inc: Incarnation) -> bool {
         self.consumers.get(c).is_some_and(|x| x.running && x.incarnation == inc)
+    }
+
+    /// The live, not dropped ProcessQueue a reply names (and its consumer still running).
+    fn live_pq(&self, r: &PqRef) -> Option<&ProcessQueue> {
+        if !self.consumer_alive(r.c, r.inc) {
+            return None;
+        }
+        self.consumers[r.c].pq(&r.mq, r.pq).filter(|pq| !pq.dropped)
     }
 
     fn broker_index(&self, broker_name: &str) -> Option<usize> {
         self.brokers.iter().position(|b| &*b.name == broker_name)
     }
 
+    /// Each arm is one call: the transitions live in the files named after their concern.
     fn dispatch(&mut self, action: Action) {
         match action {
             Action::Command(cmd) => self.handle_command_now(cmd),
             Action::ProduceNext { producer, send, i } => self.handle_produce(producer, send, i),
-            Action::StoreArrive { msg } => self.handle_store(msg),
-            Action::HeartbeatTick { c, inc } => {
-                if self.consumer_alive(c, inc) {
-                    self.send_heartbeat(c);
-                    self.schedule(HEARTBEAT_INTERVAL, Action::HeartbeatTick { c, inc });
-                }
-            }
+            Action::StoreArrive { msg, attempt } => self.handle_store_arrive(msg, attempt),
+            Action::SendRefused { msg, attempt, reason } => self.handle_send_refused(msg, attempt, reason),
+            Action::ConsumerTimer { c, inc, timer } => self.on_consumer_timer(c, inc, timer),
             Action::HeartbeatArrive { broker, c, inc, subs } => self.handle_heartbeat(broker, c, inc, subs),
-            Action::NotifyArrive { c, inc } => {
-                if self.consumer_alive(c, inc) {
-                    let (client, group) = (self.consumers[c].client_id.clone(), self.consumers[c].group.clone());
-                    self.emit(Event::NotifyReceived { client, group });
-                    self.rebalance_immediately(c);
-                }
-            }
-            Action::RebalanceTick { c, inc, gen } => {
-                if self.consumer_alive(c, inc) && self.consumers[c].rebalance_gen == gen {
-                    self.run_rebalance(c);
-                    self.schedule(REBALANCE_INTERVAL, Action::RebalanceTick { c, inc, gen });
-                }
-            }
-            Action::ConsumerListArrive { broker, c, inc, topic } => {
-                let group = self.consumers[c].group.clone();
-                let cids = self.brokers[broker].groups.get(&*group).map(|g| g.all_client_ids()).filter(|ids| !ids.is_empty());
-                let latency = self.consumers[c].latency;
-                self.schedule(latency, Action::ConsumerListReply { c, inc, topic, cids });
-            }
-            Action::ConsumerListReply { c, inc, topic, cids } => {
-                if self.consumer_alive(c, inc) {
-                    self.rebalance_by_topic(c, &topic, cids);
-                }
-            }
-            Action::PullSend { c, inc, mq } => self.handle_pull_send(c, inc, mq),
-            Action::PullArrive { broker, req } => {
-                if let Some((status, next, msgs)) = self.serve_pull(broker, &req, true) {
-                    let latency = self.consumers[req.consumer].latency;
-                    self.schedule(
-                        latency,
-                        Action::PullResponse { c: req.consumer, inc: req.incarnation, mq: req.mq, status, next, msgs },
-                    );
-                }
-            }
-            Action::PullResponse { c, inc, mq, status, next, msgs } => self.handle_pull_response(c, inc, mq, status, next, msgs),
-            Action::HoldCheck { broker } => {
-                self.check_held(broker, None);
-                self.schedule(HOLD_CHECK_INTERVAL, Action::HoldCheck { broker });
-            }
-            Action::ConsumeDone { c, inc, mq, msgs } => self.handle_consume_done(c, inc, mq, msgs),
-            Action::OrderlyConsumeDone { c, inc, mq, msg } => self.handle_orderly_done(c, inc, mq, msg),
-            Action::PersistTick { c, inc } => {
-                if self.consumer_alive(c, inc) {
-                    self.persist_offsets(c);
-                    self.schedule(PERSIST_INTERVAL, Action::PersistTick { c, inc });
-                }
-            }
-            Action::OffsetCommitArrive { broker, group, mq, offset } => {
-                self.brokers[broker].offsets.insert((mq.topic.clone(), group.to_string(), mq.queue_id), offset);
-                let bname = self.brokers[broker].name.clone();
-                self.emit(Event::OffsetCommitted { broker: bname, group, mq, offset });
-            }
-            Action::RouteRefresh { c, inc } => {
-                if self.consumer_alive(c, inc) {
-                    self.refresh_routes(c);
-                    self.schedule(ROUTE_REFRESH_INTERVAL, Action::RouteRefresh { c, inc });
-                }
-            }
+            Action::NotifyArrive { c, inc } => self.handle_notify(c, inc),
+            Action::RebalanceWakeUp { c, inc } => self.handle_rebalance_wake_up(c, inc),
+            Action::ConsumerListArrive { broker, c, inc, topic } => self.handle_consumer_list_request(broker, c, inc, topic),
+            Action::ConsumerListReply { c, inc, topic, cids } => self.handle_consumer_list_reply(c, inc, topic, cids),
+            Action::PullSend { pq } => self.handle_pull_send(pq),
+            Action::PullArrive { broker, req } => self.handle_pull_arrive(broker, req),
+            Action::PullResponse { pq, pull, status, next, msgs } => self.handle_pull_response(pq, pull, status, next, msgs),
+            Action::HoldCheck { broker } => self.handle_hold_check(broker),
+            Action::ConsumeDone { pq, msgs, started_at } => self.handle_consume_done(pq, msgs, started_at),
+            Action::OrderlyResume { pq } => self.handle_orderly_resume(pq),
+            Action::OrderlyRelock { pq } => self.handle_orderly_relock(pq),
+            Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(pq, msg),
+            Action::OnewayArrive { id } => self.handle_oneway_arrive(id),
             Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
             Action::RetryDeliver { msg } => self.handle_store(msg),
-            Action::ExpiryScan { broker } => {
-                self.scan_expired_channels(broker);
-                self.schedule(EXPIRY_SCAN_INTERVAL, Action::ExpiryScan { broker });
-            }
+            Action::ExpiryScan { broker } => self.handle_expiry_scan(broker),
             Action::UnregisterArrive { broker, channel, group, client } => {
                 self.handle_unregister(broker, &channel, &group, client)
-            }
-            Action::LockRenew { c, inc } => {
-                if self.consumer_alive(c, inc) {
-                    self.renew_locks(c);
-                    self.schedule(LOCK_RENEW_INTERVAL, Action::LockRenew { c, inc });
-                }
             }
         }
     }
 
-    fn find_consumer(&self, client_id: &str) -> Option<usize> {
-        self.consumers.iter().position(|c| &*c.client_id == client_id)
+    /// A periodic task of a client instance: runs only for the incarnation that armed it, then re-arms.
+    fn on_consumer_timer(&mut self, c: usize, inc: Incarnation, timer: ConsumerTimer) {
+        if !self.consumer_alive(c, inc) {
+            return;
+        }
+        let next = match timer {
+            ConsumerTimer::Heartbeat => {
+                self.send_heartbeat(c);
+                HEARTBEAT_INTERVAL
+            }
+            ConsumerTimer::Rebalance { generation } => {
+                if self.consumers[c].rebalance.generation != generation {
+                    return;
+                }
+                // The next run is armed by the run itself (20 s, or 1 s when unbalanced).
+                self.run_rebalance(c);
+                return;
+            }
+            ConsumerTimer::Persist => {
+                self.persist_offsets(c);
+                PERSIST_INTERVAL
+            }
+            ConsumerTimer::RouteRefresh => {
+                self.refresh_routes(c);
+                ROUTE_REFRESH_INTERVAL
+            }
+            ConsumerTimer::LockRenew => {
+                self.renew_locks(c);
+                LOCK_RENEW_INTERVAL
+            }
+        };
+        self.schedule(next, Action::ConsumerTimer { c, inc, timer });
+    }
+
+    fn find_consumer(&self, consumer_name: &str) -> Option<usize> {
+        self.consumers.iter().position(|c| &*c.name == consumer_name)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Producers (publish queue list, ThreadLocalIndex) and the broker store.
+//! Producers (publish queue list, ThreadLocalIndex, synchronous retries) and the broker store.
 
 use super::*;
 
@@ -18,19 +18,42 @@ impl World {
         out
     }
 
+    /// A fresh ThreadLocalIndex, as a new TopicPublishInfo gets: `startIndex` when the scenario
+    /// pins it, else a value drawn from the seeded RNG (upstream: `Random.nextInt()`).
+    fn new_thread_local_index(&mut self, p: usize) -> ThreadLocalIndex {
+        match self.producers[p].start_index {
+            StartIndex::Fixed(n) => ThreadLocalIndex::starting_at(n),
+            StartIndex::Random => ThreadLocalIndex::with_stored(self.rng.next_i32()),
+        }
+    }
+
+    /// The producer's TopicPublishInfo for `topic`, fetched again when older than the 30 s poll.
+    /// A route that changed is a new TopicPublishInfo, with a new ThreadLocalIndex (spec §1).
+    fn producer_route(&mut self, p: usize, topic: &str) -> PublishQueues {
+        let now = self.now;
+        let cached = self.producers[p].routes.get(topic).cloned();
+        if let Some((at, queues)) = &cached {
+            if now < at + ROUTE_REFRESH_INTERVAL {
+                return queues.clone();
+            }
+        }
+        let fresh = self.publish_queues(topic);
+        let queues = match cached {
+            Some((_, old)) if *old == fresh => old,
+            Some(_) => {
+                let index = self.new_thread_local_index(p);
+                self.producers[p].indexes.insert(topic.to_string(), index);
+                Arc::new(fresh)
+            }
+            None => Arc::new(fresh),
+        };
+        self.producers[p].routes.insert(topic.to_string(), (now, queues.clone()));
+        queues
+    }
+
     pub(super) fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
         let send = self.producers[p].sends[s].clone();
-        let now = self.now;
-        let fresh =
-            self.producers[p].routes.get(&send.topic).filter(|(at, _)| now < at + ROUTE_REFRESH_INTERVAL).map(|(_, q)| q.clone());
-        let queues = match fresh {
-            Some(q) => q,
-            None => {
-                let q = Arc::new(self.publish_queues(&send.topic));
-                self.producers[p].routes.insert(send.topic.clone(), (now, q.clone()));
-                q
-            }
-        };
+        let queues = self.producer_route(p, &send.topic);
         if !queues.is_empty() {
             let start = match self.producers[p].start_index {
                 StartIndex::Fixed(n) => n,
@@ -56,6 +79,7 @@ impl World {
                 body,
                 producer: self.producers[p].id.clone(),
                 born_at: self.now,
+                stored_at: 0,
                 broker,
                 queue_id,
                 queue_offset: 0,
@@ -65,7 +89,7 @@ impl World {
             });
             self.producers[p].sent += 1;
             let latency = self.producers[p].latency;
-            self.schedule(latency, Action::StoreArrive { msg: id });
+            self.schedule(latency, Action::StoreArrive { msg: id, attempt: 1 });
         }
         if i + 1 < send.count {
             let delay = match (send.times.get(i as usize), send.times.get(i as usize + 1)) {
@@ -74,6 +98,67 @@ impl World {
             };
             self.schedule(delay, Action::ProduceNext { producer: p, send: s, i: i + 1 });
         }
+    }
+
+    /// `SendMessageProcessor`: `msgCheck` refuses a queue id at or beyond
+    /// `max(writeQueueNums, readQueueNums)` (a producer whose route predates a shrink); otherwise
+    /// the message is stored.
+    pub(super) fn handle_store_arrive(&mut self, msg: MsgId, attempt: u32) {
+        let (b, topic, queue_id) = {
+            let m = &self.messages[msg as usize];
+            (m.broker, m.topic.clone(), m.queue_id)
+        };
+        let refusal = match self.brokers[b].topics.get(&*topic) {
+            None => Some(format!("topic[{topic}] not exist")),
+            Some((read, write)) if queue_id >= (*read).max(*write) => {
+                Some(format!("request queueId[{queue_id}] is illegal: {topic} has {read} read and {write} write queues"))
+            }
+            Some(_) => None,
+        };
+        match refusal {
+            None => self.handle_store(msg),
+            Some(reason) => {
+                let bname = self.brokers[b].name.clone();
+                self.emit(Event::SendRefused { msg, broker: bname, topic, queue_id, attempt, reason: reason.clone() });
+                let latency = self.producer_of(msg).map(|p| self.producers[p].latency).unwrap_or(self.scenario.latency_ms);
+                self.schedule(latency, Action::SendRefused { msg, attempt, reason });
+            }
+        }
+    }
+
+    fn producer_of(&self, msg: MsgId) -> Option<usize> {
+        let producer = &self.messages[msg as usize].producer;
+        self.producers.iter().position(|p| p.id == *producer)
+    }
+
+    /// A synchronous send retries a refused attempt (SYSTEM_ERROR) on another queue, avoiding the
+    /// broker that refused it, up to `1 + retryTimesWhenSendFailed` attempts; then it throws and
+    /// the message is never stored.
+    pub(super) fn handle_send_refused(&mut self, msg: MsgId, attempt: u32, reason: String) {
+        let Some(p) = self.producer_of(msg).filter(|_| attempt < SYNC_SEND_ATTEMPTS) else {
+            self.send_failures.push(SendFailure { msg, at: self.now, attempts: attempt, reason: reason.clone() });
+            self.emit(Event::SendFailed { msg, attempts: attempt, reason });
+            return;
+        };
+        let topic = self.messages[msg as usize].topic.to_string();
+        let last_broker = self.messages[msg as usize].broker;
+        let queues = self.producer_route(p, &topic);
+        if queues.is_empty() {
+            self.send_failures.push(SendFailure { msg, at: self.now, attempts: attempt, reason: reason.clone() });
+            self.emit(Event::SendFailed { msg, attempts: attempt, reason });
+            return;
+        }
+        let start = match self.producers[p].start_index {
+            StartIndex::Fixed(n) => n,
+            StartIndex::Random => 0,
+        };
+        let index = self.producers[p].indexes.entry(topic).or_insert_with(|| ThreadLocalIndex::starting_at(start));
+        let (broker, queue_id) = queues[index.select_avoiding(queues.len(), |pos| queues[pos].0 == last_broker)];
+        let m = &mut self.messages[msg as usize];
+        m.broker = broker;
+        m.queue_id = queue_id;
+        let latency = self.producers[p].latency;
+        self.schedule(latency, Action::StoreArrive { msg, attempt: attempt + 1 });
     }
 
     pub(super) fn handle_store(&mut self, msg: MsgId) {
@@ -90,15 +175,21 @@ impl World {
             }
         };
         self.messages[msg as usize].pid = pid;
+        self.messages[msg as usize].stored_at = self.now;
         if self.brokers[broker].enable_calc_filter_bitmap {
             self.calc_bitmap(broker, msg);
         }
         self.messages[msg as usize].queue_offset = offset;
+        if self.brokers[broker].cq(&topic, queue_id).is_some_and(|cq| cq.pid.is_none()) {
+            self.assign_partition_ids(broker, &topic);
+        }
+        let pid = self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX);
+        self.messages[msg as usize].pid = pid;
         if self.trace_messages || self.messages[msg as usize].origin.is_some() {
             let tag = self.messages[msg as usize].tag.clone();
             let bname = self.brokers[broker].name.clone();
             self.emit(Event::MessageStored { msg, broker: bname, topic: topic.clone(), queue_id, offset, tag });
         }
-        self.check_held(broker, Some((&topic, queue_id, tags_code)));
+        self.check_held(broker, Some(msg));
     }
 }

@@ -2,41 +2,96 @@
 
 use super::*;
 
+/// `consumeConcurrentlyMaxSpan`: a concurrent ProcessQueue whose first and last cached offsets are
+/// further apart than this is not pulled (flow control).
+pub const CONSUME_CONCURRENTLY_MAX_SPAN: u64 = 2000;
+
+/// What the broker's filter decided for one scanned entry.
+enum ScanVerdict {
+    Found,
+    /// Dropped by the consume-queue tag check (no SQL verdict) or by SQL92/bloom (with one).
+    Filtered(Option<&'static str>),
+}
+
 impl World {
-    pub(super) fn handle_pull_send(&mut self, c: usize, inc: u32, mq: MessageQueue) {
-        if !self.consumer_alive(c, inc) {
+    /// `DefaultMQPushConsumerImpl.pullMessage`: one run of a PullRequest. A dropped ProcessQueue
+    /// ends its chain here; otherwise the request is sent (or retried later) exactly once.
+    pub(super) fn handle_pull_send(&mut self, r: PqRef) {
+        if self.live_pq(&r).is_none() {
             return;
+        }
+        let now = self.now;
+        let (c, mq) = (r.c, r.mq.clone());
+        let orderly_clustering = self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering;
+        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("live_pq checked it");
+        pq.last_pull_at = now;
+        let span = match (pq.in_flight.keys().next(), pq.in_flight.keys().next_back()) {
+            (Some(first), Some(last)) => last - first,
+            _ => 0,
+        };
+        if pq.in_flight.len() > CACHED_MESSAGES_THRESHOLD || (!orderly_clustering && span > CONSUME_CONCURRENTLY_MAX_SPAN) {
+            self.schedule(PULL_DELAY_FLOW_CONTROL, Action::PullSend { pq: r });
+            return;
+        }
+        if orderly_clustering {
+            if !pq.locked {
+                // "pull message later because not locked in broker"
+                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
+                return;
+            }
+            if !pq.previously_locked {
+                // The first pull after the lock re-reads the offset from the broker.
+                let (offset, source) = self.compute_pull_from_where(c, &mq);
+                let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("still live");
+                pq.previously_locked = true;
+                pq.next_offset = offset;
+                if let Some(record) = self.process_queues.get_mut(r.pq.0 as usize - 1) {
+                    record.start_offset = offset;
+                    record.source = source;
+                }
+            }
         }
         let con = &self.consumers[c];
-        let Some(pq) = con.pqs.get(&mq) else { return };
-        if pq.dropped {
-            return;
-        }
-        if pq.in_flight.len() > CACHED_MESSAGES_THRESHOLD {
-            self.schedule(PULL_DELAY_FLOW_CONTROL, Action::PullSend { c, inc, mq });
-            return;
-        }
-        let Some(sd) = con.subs.get(&mq.topic) else {
-            self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { c, inc, mq });
+        let Some(sd) = con.subs.get(&mq.topic).cloned() else {
+            self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
             return;
         };
         let commit_offset =
             if con.model == MessageModel::Clustering { con.offsets.get(&mq).copied().filter(|o| *o > 0) } else { None };
+        let latency = con.latency;
+        let Some(b) = self.broker_index(&mq.broker) else { return };
+        let id = self.ids.pull_request();
+        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("still live");
         let req = PullRequest {
+            id,
             consumer: c,
-            incarnation: inc,
+            incarnation: r.inc,
+            pq: r.pq,
             mq: mq.clone(),
             offset: pq.next_offset,
             sub_version: sd.sub_version,
             commit_offset,
         };
-        let latency = con.latency;
+        pq.outstanding_pull = Some(OutstandingPull { id, subscription: sd });
         self.consumers[c].stats.pulls += 1;
-        let Some(b) = self.broker_index(&mq.broker) else { return };
         self.schedule(latency, Action::PullArrive { broker: b, req });
     }
 
+    pub(super) fn handle_pull_arrive(&mut self, b: usize, req: PullRequest) {
+        if let Some((status, next, msgs)) = self.serve_pull(b, &req, true) {
+            self.respond_to_pull(req, status, next, msgs);
+        }
+    }
+
+    fn respond_to_pull(&mut self, req: PullRequest, status: PullStatus, next: u64, msgs: Vec<MsgId>) {
+        let latency = self.consumers[req.consumer].latency;
+        let pq = PqRef { c: req.consumer, inc: req.incarnation, mq: req.mq, pq: req.pq };
+        self.schedule(latency, Action::PullResponse { pq, pull: req.id, status, next, msgs });
+    }
+
     /// `PullMessageProcessor.processRequest`. Returns `None` when the request is held.
+    /// `allow_suspend` (`brokerAllowSuspend`) is true only on the request's first execution: a
+    /// held request woken later neither commits its offset again nor is held a second time.
     pub(super) fn serve_pull(
         &mut self,
         b: usize,
@@ -72,24 +127,25 @@ impl World {
             return error(self, "SUBSCRIPTION_NOT_LATEST");
         }
         let writer = broker.table_writer.get(&(group.to_string(), mq.topic.clone())).cloned().unwrap_or_else(|| name("?"));
-        let sql = match &sub.expression_type {
-            ExpressionType::Tag => None,
+        // The filter that actually runs: the table's tag expression, or for SQL92 the filter data
+        // registered by heartbeats (which is not the table's expression when that one did not compile).
+        let (sql, running_expression) = match &sub.expression_type {
+            ExpressionType::Tag => (None, sub.sub_string.clone()),
             ExpressionType::Other(t) if t == "SQL92" => {
                 if !broker.enable_property_filter {
                     return error(self, "SYSTEM_ERROR");
                 }
-                // The filter data registered by heartbeats, not the table entry, is what evaluates.
                 let Some(fd) = broker.filter_manager.get(&mq.topic, &group) else { return error(self, "FILTER_DATA_NOT_EXIST") };
                 if fd.client_version < req.sub_version {
                     return error(self, "FILTER_DATA_NOT_LATEST");
                 }
                 let Some(expr) = fd.compiled.clone() else { return error(self, "FILTER_DATA_NOT_EXIST") };
                 let bloom = if broker.enable_calc_filter_bitmap {
-                    fd.bloom.as_ref().map(|b| (b.bit_pos.clone(), fd.born_time))
+                    fd.bloom.as_ref().map(|b| BloomCheck { bit_pos: b.bit_pos.clone(), born_time: fd.born_time })
                 } else {
                     None
                 };
-                Some((expr, bloom))
+                (Some(SqlFilter { expression: expr, bloom }), fd.expression.clone())
             }
             ExpressionType::Other(_) => return error(self, "SUBSCRIPTION_PARSE_FAILED"),
         };
@@ -110,6 +166,7 @@ impl World {
             let mut next = offset;
             let mut found = Vec::new();
             let mut skipped = Vec::new();
+            let mut collisions = Vec::new();
             let mut o = offset;
             while o < max {
                 if o - offset >= MAX_SCAN_ENTRIES || found.len() >= PULL_BATCH_SIZE {
@@ -118,32 +175,34 @@ impl World {
                 let e = cq.entries[o as usize];
                 next = o + 1;
                 o += 1;
-                if !sub.broker_tag_match(e.tags_code) {
-                    skipped.push((e.msg, None));
-                    continue;
-                }
-                if let Some((expr, bloom)) = &sql {
-                    let m = &self.messages[e.msg as usize];
-                    if let Some(miss) = self.bloom_precheck(broker, bloom.as_ref(), m) {
-                        skipped.push((e.msg, Some(miss)));
-                        continue;
-                    }
-                    let verdict = filter::evaluate(expr, m);
-                    if verdict != Verdict::True {
-                        skipped.push((e.msg, Some(verdict.as_str())));
-                        continue;
+                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, e.tags_code) {
+                    ScanVerdict::Filtered(verdict) => skipped.push((e.msg, verdict)),
+                    ScanVerdict::Found => {
+                        if self.tag_hash_collision(&sub, e.msg) {
+                            collisions.push(e.msg);
+                        }
+                        found.push(e.msg);
                     }
                 }
-                found.push(e.msg);
             }
             if self.trace_messages {
                 for &(m, verdict) in &skipped {
                     self.emit(Event::BrokerFiltered {
                         msg: m,
                         client: client.clone(),
-                        expression: sub.sub_string.clone(),
+                        expression: running_expression.clone(),
                         table_owner: writer.clone(),
                         verdict,
+                    });
+                }
+                for &m in &collisions {
+                    let tag = self.messages[m as usize].tag.clone().unwrap_or_else(|| name(""));
+                    self.emit(Event::TagHashCollision {
+                        msg: m,
+                        client: client.clone(),
+                        tag,
+                        expression: sub.sub_string.clone(),
+                        code: self.messages[m as usize].tags_code as i32,
                     });
                 }
             }
@@ -155,17 +214,16 @@ impl World {
         };
         if status == PullStatus::NoNewMsg && allow_suspend {
             // Long polling: PULL_NOT_FOUND is parked until a matching message or the timeout.
-            let codes = if sub.expression_type == ExpressionType::Tag && !sub.is_all() {
-                Some(sub.codes.iter().copied().collect())
-            } else {
-                None
+            let filter = match &sql {
+                Some(f) => HeldFilter::Sql(f.clone()),
+                None if !sub.is_all() => HeldFilter::Tags(sub.codes.iter().copied().collect()),
+                None => HeldFilter::All,
             };
-            self.brokers[b].held.push(HeldPull { request: req.clone(), suspended_at: self.now, codes });
+            self.brokers[b].held.push(HeldPull { request: req.clone(), suspended_at: self.now, filter });
             self.emit(Event::PullHeld { broker: bname, client, mq: mq.clone(), offset });
             self.commit_from_pull(b, req);
             return None;
         }
-        let expression = Some(sub.sub_string.clone());
         let found = msgs.len() as u32;
         self.emit(Event::PullServed {
             broker: bname,
@@ -175,21 +233,61 @@ impl World {
             next,
             status: status.clone(),
             found,
-            expression,
+            expression: Some(running_expression),
         });
-        self.commit_from_pull(b, req);
+        if allow_suspend {
+            self.commit_from_pull(b, req);
+        }
         Some((status, next, msgs))
     }
 
+    /// `isMatchedByConsumeQueue` then `isMatchedByCommitLog` for one consume-queue entry.
+    fn broker_filter_verdict(
+        &self,
+        broker: &Broker,
+        sub: &SubscriptionData,
+        sql: Option<&SqlFilter>,
+        msg: MsgId,
+        tags_code: i64,
+    ) -> ScanVerdict {
+        if !sub.broker_tag_match(tags_code) {
+            return ScanVerdict::Filtered(None);
+        }
+        if let Some(f) = sql {
+            let m = &self.messages[msg as usize];
+            if let Some(miss) = self.bloom_precheck(broker, f.bloom.as_ref(), m) {
+                return ScanVerdict::Filtered(Some(miss));
+            }
+            let verdict = filter::evaluate(&f.expression, m);
+            if verdict != Verdict::True {
+                return ScanVerdict::Filtered(Some(verdict.as_str()));
+            }
+        }
+        ScanVerdict::Found
+    }
+
+    /// The broker's tag check passed only because the message's tag has the same `hashCode` as
+    /// one of the expression's tags (the consume queue stores hash codes, not tags).
+    fn tag_hash_collision(&self, sub: &SubscriptionData, msg: MsgId) -> bool {
+        if sub.expression_type != ExpressionType::Tag || sub.is_all() {
+            return false;
+        }
+        match self.messages[msg as usize].tag.as_deref() {
+            Some(tag) => !sub.tags.contains(tag),
+            None => false,
+        }
+    }
+
     /// `isMatchedByConsumeQueue` for SQL92: with bitmaps on, a message stored after the filter
-    /// data was born must hit the group's bloom bits. `Some("BLOOM_MISS")` when it does not.
-    pub(super) fn bloom_precheck(&self, broker: &Broker, bloom: Option<&(Vec<i32>, u64)>, m: &Message) -> Option<&'static str> {
-        let (bit_pos, born) = bloom?;
+    /// data was born (`isMsgInLive`: store time strictly later) must hit the group's bloom bits.
+    /// `Some("BLOOM_MISS")` when it does not.
+    pub(super) fn bloom_precheck(&self, broker: &Broker, bloom: Option<&BloomCheck>, m: &Message) -> Option<&'static str> {
+        let bloom = bloom?;
         let bitmap = broker.bitmaps.get(&m.id)?;
-        if m.born_at < *born {
+        if !crate::sim::rocketmq::filter_manager::is_msg_in_live(bloom.born_time, m.stored_at) {
             return None;
         }
-        match broker.filter_manager.bloom_filter().is_hit(bit_pos, bitmap) {
+        match broker.filter_manager.bloom_filter().is_hit(&bloom.bit_pos, bitmap) {
             Ok(false) => Some("BLOOM_MISS"),
             _ => None,
         }
@@ -215,15 +313,35 @@ impl World {
         self.brokers[b].bitmaps.insert(msg, bits);
     }
 
+    /// The piggy-backed commit: `ConsumerOffsetManager.commitOffset` (overwrites, may go back).
     pub(super) fn commit_from_pull(&mut self, b: usize, req: &PullRequest) {
         if let Some(o) = req.commit_offset {
-            let group = self.consumers[req.consumer].group.to_string();
-            self.brokers[b].offsets.insert((req.mq.topic.clone(), group, req.mq.queue_id), o);
+            let group = self.consumers[req.consumer].group.clone();
+            let writer = OffsetWriter { consumer: req.consumer, incarnation: req.incarnation, pq: Some(req.pq), reset: false };
+            self.commit_offset(b, &group, &req.mq, o, writer);
         }
     }
 
-    /// `PullRequestHoldService`: on a new message (`arrived`) or the periodic check.
-    pub(super) fn check_held(&mut self, b: usize, arrived: Option<(&str, u32, i64)>) {
+    pub(super) fn handle_hold_check(&mut self, b: usize) {
+        self.check_held(b, None);
+        self.schedule(HOLD_CHECK_INTERVAL, Action::HoldCheck { broker: b });
+    }
+
+    /// Whether a held request's filter lets an arriving message wake it (`notifyMessageArriving`:
+    /// the consume-queue check, then the commit-log check with the message's properties).
+    fn held_filter_matches(&self, broker: &Broker, filter: &HeldFilter, m: &Message) -> bool {
+        match filter {
+            HeldFilter::All => true,
+            HeldFilter::Tags(codes) => codes.contains(&(m.tags_code as i32)),
+            HeldFilter::Sql(f) => {
+                self.bloom_precheck(broker, f.bloom.as_ref(), m).is_none() && filter::evaluate(&f.expression, m) == Verdict::True
+            }
+        }
+    }
+
+    /// `PullRequestHoldService`: on a new message (`arrived`) or the periodic check. The periodic
+    /// check passes no tags code and no properties, which every filter accepts.
+    pub(super) fn check_held(&mut self, b: usize, arrived: Option<MsgId>) {
         if self.brokers[b].held.is_empty() {
             return;
         }
@@ -232,15 +350,17 @@ impl World {
         // Decide first without moving anything: most arrivals wake nobody.
         let wakes = |h: &HeldPull| {
             let r = &h.request;
+            let timed_out = now >= h.suspended_at + BROKER_SUSPEND_MAX;
             match arrived {
-                Some((topic, q, code)) => {
-                    r.mq.queue_id == q
-                        && r.mq.topic == topic
-                        && h.codes.as_ref().is_none_or(|cs| cs.contains(&(code as i32)))
-                        && broker.max_offset(topic, q) > r.offset
+                Some(msg) => {
+                    let m = &self.messages[msg as usize];
+                    let same_queue = r.mq.queue_id == m.queue_id && *r.mq.topic == *m.topic;
+                    same_queue
+                        && ((broker.max_offset(&m.topic, m.queue_id) > r.offset
+                            && self.held_filter_matches(broker, &h.filter, m))
+                            || timed_out)
                 }
-                // The periodic check passes no tags code, which every filter accepts.
-                None => now >= h.suspended_at + BROKER_SUSPEND_MAX || broker.max_offset(&r.mq.topic, r.mq.queue_id) > r.offset,
+                None => timed_out || broker.max_offset(&r.mq.topic, r.mq.queue_id) > r.offset,
             }
         };
         if !broker.held.iter().any(wakes) {
@@ -256,55 +376,55 @@ impl World {
         for h in wake {
             self.handler_cause = trigger;
             let req = h.request;
+            // `executeRequestWhenWakeup`: brokerAllowSuspend = false (no second commit, no second hold).
             if let Some((status, next, msgs)) = self.serve_pull(b, &req, false) {
-                let latency = self.consumers[req.consumer].latency;
-                self.schedule(
-                    latency,
-                    Action::PullResponse { c: req.consumer, inc: req.incarnation, mq: req.mq, status, next, msgs },
-                );
+                self.respond_to_pull(req, status, next, msgs);
             }
         }
     }
 
+    /// The pull callback. It acts only if it answers the outstanding pull of the ProcessQueue it
+    /// was sent for; a response for a dropped or replaced ProcessQueue ends that chain.
     pub(super) fn handle_pull_response(
         &mut self,
-        c: usize,
-        inc: u32,
-        mq: MessageQueue,
+        r: PqRef,
+        pull: PullRequestId,
         status: PullStatus,
         next: u64,
         msgs: Vec<MsgId>,
     ) {
-        if !self.consumer_alive(c, inc) {
+        if self.live_pq(&r).is_none() {
             return;
         }
-        if self.consumers[c].pqs.get(&mq).is_none_or(|pq| pq.dropped) {
-            return;
-        }
+        let (c, mq) = (r.c, r.mq.clone());
+        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("live_pq checked it");
+        let Some(outstanding) = pq.outstanding_pull.take_if(|o| o.id == pull) else { return };
+        pq.last_pull_error = match status {
+            PullStatus::Error(code) => Some(code),
+            _ => None,
+        };
         match status {
             PullStatus::Found => {
-                let con = &mut self.consumers[c];
-                con.stats.pulled += msgs.len() as u64;
-                let own = con.subs.get(&mq.topic).cloned();
-                let client = con.client_id.clone();
+                self.consumers[c].stats.pulled += msgs.len() as u64;
+                let client = self.consumers[c].client_id.clone();
+                // Re-filtered with the subscription the request was sent with.
+                let sent_with = outstanding.subscription;
                 let mut kept = Vec::new();
                 for m in msgs {
                     let tag = self.messages[m as usize].tag.clone();
-                    match &own {
-                        Some(sd) if !sd.client_tag_match(tag.as_deref()) => {
-                            self.consumers[c].stats.client_filtered += 1;
-                            if self.trace_messages {
-                                self.emit(Event::ClientFiltered {
-                                    msg: m,
-                                    client: client.clone(),
-                                    expression: sd.sub_string.clone(),
-                                });
-                            }
-                        }
-                        _ => kept.push(m),
+                    if sent_with.client_tag_match(tag.as_deref()) {
+                        kept.push(m);
+                        continue;
+                    }
+                    self.consumers[c].stats.client_filtered += 1;
+                    if self.trace_messages {
+                        let current = self.consumers[c].subs.get(&mq.topic).map(|s| s.sub_string.clone());
+                        let expression = sent_with.sub_string.clone();
+                        let current = current.filter(|s| *s != expression);
+                        self.emit(Event::ClientFiltered { msg: m, client: client.clone(), expression, current });
                     }
                 }
-                let pq = self.consumers[c].pqs.get_mut(&mq).expect("checked above");
+                let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("checked above");
                 pq.next_offset = next;
                 if !kept.is_empty() {
                     for &m in &kept {
@@ -313,13 +433,14 @@ impl World {
                         pq.max_offset = Some(pq.max_offset.map_or(off, |x| x.max(off)));
                     }
                     if self.consumers[c].orderly {
-                        self.kick_orderly(c, &mq);
+                        self.kick_orderly(&r);
                     } else {
                         let delay = self.consumers[c].spec.consume_time_ms;
-                        self.schedule(delay, Action::ConsumeDone { c, inc, mq: mq.clone(), msgs: kept });
+                        let started_at = self.now;
+                        self.schedule(delay, Action::ConsumeDone { pq: r.clone(), msgs: kept, started_at });
                     }
                 }
-                self.schedule(0, Action::PullSend { c, inc, mq });
+                self.schedule(0, Action::PullSend { pq: r });
             }
             PullStatus::NoNewMsg | PullStatus::NoMatchedMsg => {
                 let con = &mut self.consumers[c];
@@ -330,21 +451,29 @@ impl World {
                     let e = con.offsets.entry(mq.clone()).or_insert(0);
                     *e = (*e).max(next);
                 }
-                self.schedule(0, Action::PullSend { c, inc, mq });
+                self.schedule(0, Action::PullSend { pq: r });
             }
-            PullStatus::OffsetIllegal => {
-                let con = &mut self.consumers[c];
-                if let Some(pq) = con.pqs.get_mut(&mq) {
-                    pq.next_offset = next;
-                    pq.in_flight.clear();
-                }
-                con.offsets.insert(mq.clone(), next);
-                self.persist_one(c, &mq);
-                self.schedule(0, Action::PullSend { c, inc, mq });
-            }
+            PullStatus::OffsetIllegal => self.fix_illegal_offset(r, next),
             PullStatus::Error(_) => {
-                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { c, inc, mq });
+                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
             }
         }
+    }
+
+    /// OFFSET_ILLEGAL: the ProcessQueue is dropped, the offset set to `nextBeginOffset` and
+    /// persisted, the queue removed, and a rebalance re-creates it (`pullMessage`'s callback).
+    fn fix_illegal_offset(&mut self, r: PqRef, next: u64) {
+        let (c, mq) = (r.c, r.mq.clone());
+        self.drop_process_queue(c, &mq, super::records::DropReason::OffsetIllegal);
+        self.consumers[c].offsets.insert(mq.clone(), next);
+        self.persist_one_as(c, &mq, true);
+        let client = self.consumers[c].client_id.clone();
+        self.emit(Event::OffsetIllegal { client, mq: mq.clone(), next });
+        // removeProcessQueue: the entry leaves the table whatever removeUnnecessaryMessageQueue says.
+        self.remove_unnecessary_message_queue(c, &mq);
+        if !self.consumers[c].pqs.get(&mq).is_some_and(|pq| pq.removal_waits_for_listener) {
+            self.consumers[c].pqs.remove(&mq);
+        }
+        self.rebalance_immediately(c);
     }
 }

@@ -1,0 +1,295 @@
+// Your own scenario, whole-run links, embedding and comparison (issue "Your own scenario, whole-run
+// links, embedding in docs, and side-by-side comparison"). The app is served from a sub-path, as a
+// project docs site would serve it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useBrowser, openPage, simMs, waitScene, artifacts } from './harness.mjs';
+
+const ctx = useBrowser({ subPath: 'docs/mqviz/' });
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const cli = join(root, 'target', 'release', 'mqviz');
+const SEED = 'seed-same-topic-different-tags.json';
+const preset = (f) => readFileSync(join(root, 'static', 'scenarios', f), 'utf8');
+
+async function digest(page) {
+  return (await page.textContent('[data-testid="digest"]')).replace('digest ', '').trim();
+}
+
+async function pauseIfPlaying(page) {
+  const pause = await page.$('[data-testid="pause"]');
+  if (pause) await pause.click().catch(() => {});
+}
+
+async function runTo(page, t) {
+  // A link to the same run at a later playhead, or the scrubber: here, the scrubber.
+  await page.$eval(
+    '[data-testid="scrub"]',
+    (el, v) => {
+      el.max = String(Math.max(Number(el.max), v));
+      el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    t,
+  );
+  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) === v, t);
+}
+
+test('1. open, paste and drop scenarios; errors have paths; an exported run reproduces its digest with mqviz run', async () => {
+  const { page, errors } = await openPage(ctx);
+  // Paste: invalid JSON, then an invalid scenario: errors with positions/paths, nothing changes.
+  await page.click('[data-testid="paste-open"]');
+  await page.fill('[data-testid="paste-text"]', '{"format": "mqviz-scenario/1", "until": }');
+  await page.click('[data-testid="paste-load"]');
+  assert.match(await page.textContent('[data-testid="share-error"]'), /line 1, column \d+/);
+  const bad = JSON.parse(preset('consistent-group.json'));
+  bad.groups[0].consumers[0].colour = 'red';
+  await page.fill('[data-testid="paste-text"]', JSON.stringify(bad));
+  await page.click('[data-testid="paste-load"]');
+  assert.match(await page.textContent('[data-testid="share-error"]'), /\$\.groups\[0\]\.consumers\[0\]\.colour: unknown field/);
+  assert.match(await page.textContent('h1'), /Same topic, different tags/, 'the current run is untouched');
+  // A valid pasted scenario loads as "your scenario".
+  const own = JSON.parse(preset('consistent-group.json'));
+  own.name = 'My review group';
+  await page.fill('[data-testid="paste-text"]', JSON.stringify(own));
+  await page.click('[data-testid="paste-load"]');
+  await page.waitForFunction(() => document.querySelector('h1').textContent.includes('My review group'));
+  assert.ok(await page.$('[data-testid="own-scenario"]'));
+  // The file picker and drag-and-drop.
+  const file = { name: 'picked.json', mimeType: 'application/json', buffer: Buffer.from(preset('sql92-filter.json')) };
+  await page.setInputFiles('[data-testid="file-input"]', file);
+  await page.waitForFunction(() => document.querySelector('h1').textContent.includes('SQL92'));
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, preset('consistent-group.json'));
+  await page.waitForFunction(() => document.querySelector('h1').textContent.includes('Consistent'));
+  // Edit, run on, export: the exported file reproduces the run's digest on the command line.
+  await runTo(page, 12000);
+  await page.click('button[aria-label="crash ConsumerA"]');
+  await runTo(page, 40000);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
+  const path = join(artifacts, 'exported-run.json');
+  await download.saveAs(path);
+  const exported = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(exported.edits.length, 1);
+  const ui = await digest(page);
+  assert.ok(existsSync(cli), 'build target/release/mqviz first');
+  assert.equal(exported.until, 40000, 'the export stands where the run stands');
+  const report = JSON.parse(execFileSync(cli, ['run', path, '--json']).toString());
+  assert.equal(report.digest, ui, 'mqviz run reproduces the UI run');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('2. whole-run links: copy, open, same digest; old links; hostile fragments; the URL follows the page', async () => {
+  const { page } = await openPage(ctx, { fragment: `#preset=${SEED}` });
+  await runTo(page, 20000);
+  await page.click('button[aria-label="crash ConsumerA"]');
+  await page.click('[data-testid="add-consumer"]');
+  await runTo(page, 45000);
+  await page.click('[data-testid="copy-link"]');
+  const link = await page.inputValue('[data-testid="share-link"]');
+  assert.match(link, /docs\/mqviz\/#preset=seed-same-topic-different-tags&edits=[\w-]+&t=45000/);
+  const want = await digest(page);
+  // The address bar follows the page.
+  assert.ok((await page.evaluate(() => location.hash)).includes('t=45000'));
+  const other = await openPage(ctx, { fragment: link.slice(link.indexOf('#')) });
+  await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '45000');
+  assert.equal(await digest(other.page), want, 'the link rebuilds the identical run');
+  assert.deepEqual(other.errors, []);
+  // Old links keep working.
+  await other.page.goto(`${ctx.baseUrl}#preset=consistent-group&t=60000&speed=10`);
+  await other.page.reload();
+  await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '60000');
+  // Following hashchange: changing the fragment loads what it names.
+  await other.page.evaluate(() => {
+    location.hash = '#preset=sql92-filter&t=20000';
+  });
+  await other.page.waitForFunction(() => document.querySelector('h1').textContent.includes('SQL92'));
+  // Hostile or broken fragments give an error, quickly, and the page keeps working.
+  const bomb = 'edits=' + 'A'.repeat(20000);
+  for (const frag of ['#edits=@@@', '#edits=eJzLSM3JyQcABiwCFQ', '#scenario=AAAA', `#${bomb}`, '#t=5&preset=nope', '#seed=-1']) {
+    const started = Date.now();
+    await other.page.evaluate((f) => {
+      location.hash = f;
+    }, frag);
+    await other.page.waitForSelector('.explain .error', { timeout: 5000 });
+    assert.ok(Date.now() - started < 5000, `${frag} took too long`);
+    assert.match(await other.page.textContent('.explain .error'), /column \d+|link/);
+  }
+  await other.page.close();
+  // A run too big for a link is refused with advice to export.
+  const big = JSON.parse(preset('consistent-group.json'));
+  // 40,000 pseudo-random hex digits: deflate cannot shrink them below the link limit.
+  let x = 2463534242;
+  big.description = Array.from({ length: 5000 }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0).toString(16).padStart(8, '0');
+  }).join('');
+  await page.click('[data-testid="paste-open"]');
+  await page.fill('[data-testid="paste-text"]', JSON.stringify(big));
+  await page.click('[data-testid="paste-load"]');
+  await page.click('[data-testid="copy-link"]');
+  assert.match(await page.textContent('[data-testid="share-error"]'), /Export/);
+  await page.close();
+});
+
+test('3. the end of a story is not a wall: play on, edits after the end work, replay, reset asks', async () => {
+  const { page } = await openPage(ctx, { fragment: `#preset=${SEED}&t=120000` });
+  assert.equal(await page.getAttribute('[data-testid="sim-time"]', 'data-at-end'), 'true');
+  await page.click('[data-testid="add-consumer"]');
+  await page.waitForSelector('[data-testid="consumer-row"][data-client-id="ConsumerC"]');
+  await page.click('[data-testid="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) > 121000);
+  await pauseIfPlaying(page);
+  await waitScene(page, (s) => s.consumers.some((c) => c.name === 'ConsumerC' && c.state === 'running'));
+  // Replay from the start keeps the edit.
+  await page.click('[data-testid="replay"]');
+  await pauseIfPlaying(page);
+  assert.ok((await simMs(page)) < 5000);
+  assert.equal(await page.$$eval('[data-testid="edit-marks"] .mark', (m) => m.length), 1);
+  // Reset asks before discarding the edit; Keep keeps it.
+  await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="reset-cancel"]');
+  assert.equal(await page.$$eval('[data-testid="edit-marks"] .mark', (m) => m.length), 1);
+  await page.click('[data-testid="reset"]');
+  assert.match(await page.textContent('[data-testid="reset-confirm"]'), /Discard 1 edits/);
+  await page.click('[data-testid="reset-confirm"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="edit-marks"] .mark').length === 0);
+  await page.close();
+});
+
+test('4. edits survive time travel; an edit in the past forks a branch that stays available', async () => {
+  const { page } = await openPage(ctx, { fragment: `#preset=${SEED}` });
+  await runTo(page, 20000);
+  await page.click('button[aria-label="crash ConsumerA"]');
+  await page.click('[data-testid="add-consumer"]');
+  await runTo(page, 40000);
+  const at40 = await digest(page);
+  // Back to 15 s and forward to 40 s with the scrubber: the crash and the added consumer come back.
+  await runTo(page, 15000);
+  assert.equal(await page.$$eval('[data-testid="edit-marks"] .mark', (m) => m.length), 2, 'edits are marked on the scrubber');
+  await runTo(page, 40000);
+  assert.equal(await digest(page), at40);
+  assert.equal(
+    (await page.textContent('[data-testid="consumer-row"][data-client-id="ConsumerA"] [data-testid="consumer-state"]')).trim(),
+    'crashed',
+  );
+  assert.ok(await page.$('[data-testid="consumer-row"][data-client-id="ConsumerC"]'));
+  // An edit at 15 s starts a new branch; the old one is kept and can be switched back to.
+  await runTo(page, 15000);
+  await page.click('button[aria-label="stop ConsumerB"]');
+  await page.waitForSelector('[data-testid="branch-select"]');
+  await runTo(page, 40000);
+  assert.notEqual(await digest(page), at40);
+  await page.selectOption('[data-testid="branch-select"]', '0');
+  await page.waitForFunction((d) => document.querySelector('[data-testid="digest"]').textContent.includes(d), at40);
+  await page.close();
+});
+
+test('5. compare side by side: a preset opens into AVG vs CONSISTENT_HASH; a diff of moves and outcomes', async () => {
+  const { page, errors } = await openPage(ctx, { fragment: '#preset=compare-join-avg-vs-consistent-hash' });
+  await page.waitForSelector('[data-testid="canvas-compare"]');
+  assert.match(await page.textContent('[data-testid="compare-label"]'), /CONSISTENT_HASH/);
+  await runTo(page, 19000);
+  await runTo(page, 30000);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-moves"] li').length > 0);
+  const moves = await page.$$eval('[data-testid="compare-moves"] li', (l) => l.map((x) => x.textContent));
+  const here = moves.filter((m) => m.includes('this run')).length;
+  const there = moves.filter((m) => m.includes('other')).length;
+  assert.ok(here > there, `AVG moves more queues than the ring: ${here} vs ${there}`);
+  await page.screenshot({ path: join(artifacts, 'compare.png') });
+  // Any scenario can be compared with another strategy from the menu.
+  await page.click('[data-testid="compare-open"]'); // closes the current comparison
+  await page.waitForSelector('[data-testid="canvas-compare"]', { state: 'detached' });
+  await page.click('[data-testid="compare-open"]');
+  await page.selectOption('[data-testid="compare-select"]', { label: 'allocation AVG_BY_CIRCLE' });
+  await page.waitForSelector('[data-testid="canvas-compare"]');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('6. embed mode and the postMessage API, driven from the docs example page', async () => {
+  const { page, errors } = await openPage(ctx, { fragment: '#embed&preset=consistent-group', viewport: { width: 640, height: 400 } });
+  await page.waitForSelector('[data-testid="embed"]');
+  const s = await waitScene(page, (x) => x.rows.length > 0);
+  assert.ok(s.consumers.length === 2);
+  assert.ok(!(await page.$('.inspector-panel')), 'only the canvas and minimal controls');
+  await page.close();
+  assert.deepEqual(errors, []);
+  const docs = await ctx.browser.newPage({ viewport: { width: 1360, height: 900 } });
+  await docs.goto(`${ctx.baseUrl}embed-example.html`);
+  await docs.waitForFunction(() => (window.mqvizMessages || []).filter((m) => m.type === 'ready').length === 2, null, { timeout: 20000 });
+  await docs.click('#seek');
+  await docs.waitForFunction(() => window.mqvizMessages.filter((m) => m.type === 'state' && m.t === 12000).length === 2);
+  await docs.click('#play');
+  await docs.waitForFunction(() => window.mqvizMessages.some((m) => m.type === 'state' && m.playing && m.t > 12000));
+  await docs.click('#pause');
+  // Messages of an unexpected shape are refused with an error, never executed.
+  const frame = docs.frameLocator('#left');
+  await docs.evaluate(() => {
+    const w = document.getElementById('left').contentWindow;
+    w.postMessage({ type: 'seek', t: 'soon' }, '*');
+    w.postMessage({ type: 'explode' }, '*');
+    w.postMessage('not an object', '*');
+    w.postMessage({ type: 'load', scenario: { format: 'mqviz-scenario/1' } }, '*');
+  });
+  await docs.waitForFunction(() => window.mqvizMessages.filter((m) => m.type === 'error' && m.frame === 0).length >= 4);
+  const errs = await docs.evaluate(() => window.mqvizMessages.filter((m) => m.type === 'error').map((m) => m.message));
+  assert.ok(errs.some((e) => e.includes('seek')) && errs.some((e) => e.includes('unknown message type')), errs.join(' | '));
+  assert.ok(errs.some((e) => e.includes('$.until')), 'load validates the scenario');
+  assert.ok(await frame.locator('[data-testid="canvas-topology"]').isVisible());
+  await docs.screenshot({ path: join(artifacts, 'embed-example.png') });
+  await docs.close();
+});
+
+test('7. deployable anywhere: served from a sub-path with a favicon and a clean console', async () => {
+  const { page, errors } = await openPage(ctx);
+  await waitScene(page, (x) => x.rows.length > 0);
+  const icon = await page.$eval('link[rel="icon"]', (l) => l.href);
+  assert.ok(icon.includes('/docs/mqviz/'), icon);
+  const r = await fetch(icon);
+  assert.equal(r.status, 200);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('speed: a link with 100 edits and a playhead at 10 minutes draws its first frame within a second', async () => {
+  const edits = [];
+  for (let i = 0; i < 100; i++) {
+    const at = 5000 + i * 5900;
+    edits.push({ at, action: 'subscribe', clientId: i % 2 ? 'ConsumerA' : 'ConsumerB', topic: 'TopicTestA', expression: i % 3 ? 'TagA' : 'TagA || TagB' });
+  }
+  const scenario = JSON.parse(preset('consistent-group.json'));
+  scenario.until = 600000;
+  scenario.edits = edits;
+  // Build the link with the app itself: load the scenario, copy the link.
+  const { page } = await openPage(ctx);
+  await page.click('[data-testid="paste-open"]');
+  await page.fill('[data-testid="paste-text"]', JSON.stringify(scenario));
+  await page.click('[data-testid="paste-load"]');
+  await runTo(page, 600000);
+  await page.click('[data-testid="copy-link"]');
+  const link = await page.inputValue('[data-testid="share-link"]');
+  const want = await digest(page);
+  await page.close();
+  const times = [];
+  for (let k = 0; k < 3; k++) {
+    const p = await ctx.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await p.goto(link);
+    await p.waitForFunction(() => typeof window.__mqvizFirstFrame === 'number', null, { timeout: 20000 });
+    times.push(await p.evaluate(() => window.__mqvizFirstFrame));
+    assert.equal(await digest(p), want);
+    await p.close();
+  }
+  console.log(`PERF link-100-edits-10min firstFrameMs=${JSON.stringify(times.map(Math.round))}`);
+  assert.ok(Math.min(...times) < 1000, `first frame ${times}`);
+});
