@@ -114,10 +114,8 @@ pub fn member_lanes(w: &World) -> Vec<Lane> {
                 }
             }
             Event::Assigned { client, .. } => push(&mut out, lane(client), "STABLE", e.at),
-            Event::JoinRejected { client, .. } | Event::PollTimeoutExpired { client, .. } => {
-                if out.contains_key(&lane(client)) {
-                    push(&mut out, lane(client), "UNJOINED", e.at)
-                }
+            Event::JoinRejected { client, .. } | Event::PollTimeoutExpired { client, .. } if out.contains_key(&lane(client)) => {
+                push(&mut out, lane(client), "UNJOINED", e.at)
             }
             Event::ConsumerClosed { client, .. } => push(&mut out, lane(client), "CLOSED", e.at),
             Event::ConsumerCrashed { client } => push(&mut out, lane(client), "CRASHED", e.at),

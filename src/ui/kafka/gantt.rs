@@ -25,7 +25,7 @@ const STOP_BG: &str = "#e5e7eb";
 /// The Gantt's height budget: a share of the window, so the topology keeps most of the stage.
 fn budget() -> f64 {
     let h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(800.0);
-    (h * 0.3).clamp(140.0, 320.0)
+    (h * 0.25).clamp(120.0, 260.0)
 }
 
 fn ctx2d(el: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
@@ -220,7 +220,7 @@ fn describe(d: &GanttData) -> String {
             "now": r.state_at(d.now),
         })).collect::<Vec<_>>(),
         "windows": d.windows.iter().map(|w| json!({
-            "group": w.group, "from": w.from, "to": w.to, "partitions": w.partitions, "rebalance": w.rebalance,
+            "group": w.group, "from": w.from, "to": w.to, "partitions": w.partitions, "idle": w.idle,
         })).collect::<Vec<_>>(),
     })
     .to_string()
@@ -229,15 +229,23 @@ fn describe(d: &GanttData) -> String {
 /// One sentence per stop-the-world window, or that there was none.
 pub fn summary(windows: &[StopWindow]) -> String {
     if windows.is_empty() {
-        return "No stop-the-world so far: in every group some partition was being fetched at every moment.".into();
+        return "No stop-the-world so far: no member waiting in a rebalance was left with nothing to fetch.".into();
     }
     let secs = |t: u64| format!("{:.1} s", t as f64 / 1000.0);
     windows
         .iter()
         .map(|w| {
-            let to = w.to.map(secs).unwrap_or_else(|| "now".into());
-            let why = if w.rebalance { " while the group rebalanced (stop-the-world)" } else { "" };
-            format!("{}: none of its {} partitions was fetched from {} to {to}{why}.", w.group, w.partitions, secs(w.from))
+            let took = match w.to {
+                Some(to) if to - w.from < 1000 => format!("for {} ms", to - w.from),
+                Some(to) => format!("for {:.1} s", (to - w.from) as f64 / 1000.0),
+                None => "(still going)".into(),
+            };
+            let idle = if w.idle == w.partitions { format!("all {}", w.partitions) } else { format!("{} of {}", w.idle, w.partitions) };
+            format!(
+                "{}: stop-the-world at {} {took}: the members waiting in the rebalance had revoked everything and fetched nothing; at worst {idle} partitions were idle.",
+                w.group,
+                secs(w.from)
+            )
         })
         .collect::<Vec<_>>()
         .join(" ")

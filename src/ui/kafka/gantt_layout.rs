@@ -210,11 +210,11 @@ pub fn layout(data: &GanttData, width: f64, budget: f64) -> Layout {
         let (Some(first), Some(last)) = (group_rows.first(), group_rows.last()) else { continue };
         let to = wdw.to.unwrap_or(data.now);
         let (x0, x1) = (x_of(wdw.from), x_of(to));
-        let secs = (to - wdw.from) as f64 / 1000.0;
-        let what = if wdw.rebalance { "stop-the-world" } else { "nothing fetched" };
+        let ms = to - wdw.from;
+        let took = if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) };
         windows.push(WindowBox {
             rect: Rect { x: x0, y: first.rect.y - 1.0, w: (x1 - x0).max(2.0), h: last.rect.y + last.rect.h - first.rect.y + 2.0 },
-            text: format!("{what} {secs:.1} s"),
+            text: format!("stop-the-world {took}"),
         });
     }
     let plot = Rect { x: plot_x, y: TOP_H, w: plot_w, h: bottom - TOP_H };
@@ -277,7 +277,8 @@ mod tests {
 
     #[test]
     fn every_state_has_words_and_no_two_waiting_states_share_a_fill_in_one_lane_kind() {
-        let fetch: Vec<Fill> = ["FETCHING", "INITIALIZING", "AWAIT_RESET", "AWAIT_VALIDATION", "UNASSIGNED"].map(|s| look(s).fill).to_vec();
+        let fetch: Vec<Fill> =
+            ["FETCHING", "INITIALIZING", "AWAIT_RESET", "AWAIT_VALIDATION", "UNASSIGNED"].map(|s| look(s).fill).to_vec();
         let distinct: std::collections::BTreeSet<String> = fetch.iter().map(|f| format!("{f:?}")).collect();
         assert_eq!(distinct.len(), fetch.len());
         for s in ["PREPARING_REBALANCE", "COMPLETING_REBALANCE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS", "STABLE"] {

@@ -261,7 +261,12 @@ fn member_row_html(r: &MemberRow) -> String {
         who.push_str(" <span class=\"muted small\">leader</span>");
     }
     if !r.member_id.is_empty() {
-        let _ = write!(who, "<div class=\"muted small\" title=\"member id {}\">{}</div>", esc(&r.member_id), esc(&short_id(&r.member_id)));
+        let _ = write!(
+            who,
+            "<div class=\"muted small\" title=\"member id {}\">{}</div>",
+            esc(&r.member_id),
+            esc(&short_id(&r.member_id))
+        );
     }
     if let Some(i) = &r.instance {
         let _ = write!(who, "<div class=\"muted small\">static {}</div>", esc_ident(i));
@@ -371,7 +376,8 @@ pub fn group_html(w: &World, g: usize) -> String {
                     RebalanceProtocol::Cooperative => "COOPERATIVE",
                 })
                 .unwrap_or("EAGER");
-            let assignors = members.first().map(|(_, c)| c.config.assignors.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "));
+            let assignors =
+                members.first().map(|(_, c)| c.config.assignors.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "));
             let leader = cg.leader.as_ref().and_then(|l| cg.members.get(l)).map(|m| m.client_id.to_string());
             let mut head = format!(
                 "generation <b data-testid=\"kafka-generation\">{}</b> · assigned by <code>{}</code>",
@@ -381,7 +387,12 @@ pub fn group_html(w: &World, g: usize) -> String {
             if let Some(l) = leader {
                 let _ = write!(head, " · leader {}", esc_ident(&l));
             }
-            let _ = write!(head, " · {} members<div class=\"muted small\">assignors [{}] → {rebalance}</div>", cg.members.len(), esc(&assignors.unwrap_or_default()));
+            let _ = write!(
+                head,
+                " · {} members<div class=\"muted small\">assignors [{}] → {rebalance}</div>",
+                cg.members.len(),
+                esc(&assignors.unwrap_or_default())
+            );
             let rows: Vec<MemberRow> = members.iter().map(|&(ci, c)| classic_row(grp, ci, c)).collect();
             (cg.state.name(), head, state_machine(&CLASSIC_STATES, cg.state.name(), name), rows)
         }
@@ -453,7 +464,10 @@ mod tests {
 
     #[test]
     fn partitions_read_as_ranges() {
-        assert_eq!(compact([("orders", 0), ("orders", 1), ("orders", 2), ("orders", 5), ("events", 1)]), "events 1 · orders 0–2, 5");
+        assert_eq!(
+            compact([("orders", 0), ("orders", 1), ("orders", 2), ("orders", 5), ("events", 1)]),
+            "events 1 · orders 0–2, 5"
+        );
         assert_eq!(compact([("t", 3), ("t", 4)]), "t 3, 4");
         assert_eq!(short_id("c1-0d9f1b2c-aaaa-bbbb"), "c1-0d9f1b2c-…");
     }

@@ -37,6 +37,8 @@ fn fit(el: &HtmlCanvasElement) -> Option<f64> {
 /// End labels pushed apart top-down by `gap`, then the stack moved up if it ran past `bottom`.
 pub fn spread(mut ys: Vec<(i32, usize)>, gap: i32, top: i32, bottom: i32) -> Vec<(i32, usize)> {
     ys.sort();
+    // Too many to fit at `gap`: closer together rather than piled up at the top.
+    let gap = if ys.len() > 1 { gap.min((bottom - top).max(0) / (ys.len() as i32 - 1)) } else { gap };
     for i in 1..ys.len() {
         if ys[i].0 < ys[i - 1].0 + gap {
             ys[i].0 = ys[i - 1].0 + gap;
@@ -88,7 +90,8 @@ fn draw(el: &HtmlCanvasElement, series: &[LagSeries], until: Millis, now: Millis
         .draw();
     // The playhead.
     let t = now as f64 / 1000.0;
-    let _ = chart.draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, y_max)], RGBColor(17, 24, 39).stroke_width(pxu(1.5)))));
+    let _ = chart
+        .draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, y_max)], RGBColor(17, 24, 39).stroke_width(pxu(1.5)))));
     let mut ends: Vec<(f64, usize)> = Vec::new();
     for (i, s) in series.iter().enumerate() {
         let faint = i >= LABELLED;
@@ -168,5 +171,6 @@ mod tests {
         let ys = |v: Vec<(i32, usize)>| v.into_iter().map(|p| p.0).collect::<Vec<_>>();
         assert_eq!(ys(spread(vec![(50, 0), (52, 1), (51, 2)], 11, 10, 200)), [50, 61, 72]);
         assert_eq!(ys(spread(vec![(198, 0), (195, 1)], 11, 10, 200)), [189, 200]);
+        assert_eq!(ys(spread(vec![(20, 0), (20, 1), (20, 2)], 11, 10, 20)), [10, 15, 20]);
     }
 }

@@ -6,12 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::sim::engine::Millis;
-use crate::sim::kafka::events::Event;
 use crate::sim::kafka::timeline::{fetch_state_lanes, group_lanes, member_lanes, Span};
 use crate::sim::kafka::world::World;
-
-/// Windows shorter than this are the ordinary hand-over of one partition, not a stop.
-pub const MIN_STOP_MS: Millis = 50;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {
@@ -41,17 +37,17 @@ impl Row {
     }
 }
 
-/// A stretch in which a group fetched nothing although it had live members.
+/// A stretch of a rebalance in which the members waiting in it fetched nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StopWindow {
     pub group: String,
     pub from: Millis,
     /// `None`: still stopped now.
     pub to: Option<Millis>,
-    /// Partitions the group had been fetching before the window.
+    /// The most partitions idle at once during it (fetched before, fetched by nobody then).
+    pub idle: usize,
+    /// Partitions the group had fetched before the window.
     pub partitions: usize,
-    /// The group was rebalancing during it (classic PREPARING / COMPLETING_REBALANCE).
-    pub rebalance: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,32 +66,6 @@ fn partition_order(label: &str) -> (String, u64) {
     }
 }
 
-/// When each consumer was alive (started and not yet closed, crashed or failed).
-fn alive_spans(w: &World) -> BTreeMap<String, Vec<(Millis, Option<Millis>)>> {
-    let mut out: BTreeMap<String, Vec<(Millis, Option<Millis>)>> = BTreeMap::new();
-    for e in w.log.entries() {
-        match &e.kind {
-            Event::ConsumerStarted { client, .. } => {
-                let spans = out.entry(client.to_string()).or_default();
-                if spans.last().is_none_or(|s| s.1.is_some()) {
-                    spans.push((e.at, None));
-                }
-            }
-            Event::ConsumerClosed { client, .. } | Event::ConsumerCrashed { client } | Event::PollThrew { client, .. } => {
-                if let Some(last) = out.get_mut(&**client).and_then(|s| s.last_mut()).filter(|s| s.1.is_none()) {
-                    last.1 = Some(e.at);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn alive_at(spans: &[(Millis, Option<Millis>)], t: Millis) -> bool {
-    spans.iter().any(|&(from, to)| from <= t && to.is_none_or(|to| t < to))
-}
-
 /// The rows of the Gantt, group by group, in the world's order.
 pub fn rows(w: &World) -> Vec<Row> {
     let mut fetch: BTreeMap<String, Vec<Span>> = fetch_state_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect();
@@ -109,7 +79,8 @@ pub fn rows(w: &World) -> Vec<Row> {
         }
         for c in w.consumers.iter().filter(|c| w.groups[c.group].name == g.name) {
             let client = c.client_id.to_string();
-            let member = members.remove(&format!("member {client}")).or_else(|| groups.remove(&format!("{group} member {client}")));
+            let member =
+                members.remove(&format!("member {client}")).or_else(|| groups.remove(&format!("{group} member {client}")));
             let prefix = format!("{client} ");
             let mut parts: Vec<(String, Vec<Span>)> = fetch
                 .keys()
@@ -135,74 +106,143 @@ pub fn rows(w: &World) -> Vec<Row> {
             }
         }
     }
+    if out.iter().filter(|r| r.kind == RowKind::Partition).count() > MAX_PARTITION_ROWS {
+        out = collapse(out);
+    }
     out
 }
 
-/// The stop-the-world windows of one group's rows, up to `now`.
-fn group_windows(group: &str, rows: &[&Row], alive: &BTreeMap<String, Vec<(Millis, Option<Millis>)>>, now: Millis) -> Vec<StopWindow> {
-    let parts: Vec<&&Row> = rows.iter().filter(|r| r.kind == RowKind::Partition).collect();
-    // Every instant at which some partition row changes state.
+/// More partition lanes than this and each consumer's lanes become one (the chart has a fixed
+/// height budget, and one pixel per lane would say nothing).
+pub const MAX_PARTITION_ROWS: usize = 48;
+
+/// The state a consumer's merged lane shows: FETCHING while any of its partitions is fetched (so
+/// a stop-the-world still shows as a gap), else the state that holds it up.
+fn merged_state(states: &[Option<&'static str>]) -> Option<&'static str> {
+    ["FETCHING", "AWAIT_VALIDATION", "AWAIT_RESET", "INITIALIZING", "UNASSIGNED"]
+        .into_iter()
+        .find(|s| states.contains(&Some(*s)))
+        .or_else(|| states.iter().flatten().next().copied())
+}
+
+/// Each consumer's partition rows merged into one row labelled with their count.
+fn collapse(rows: Vec<Row>) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    let mut batch: Vec<Row> = Vec::new();
+    let flush = |batch: &mut Vec<Row>, out: &mut Vec<Row>| {
+        let Some(first) = batch.first() else { return };
+        let cuts: BTreeSet<Millis> =
+            batch.iter().flat_map(|r| r.spans.iter().flat_map(|s| std::iter::once(s.from).chain(s.to))).collect();
+        let mut spans: Vec<Span> = Vec::new();
+        for &t in &cuts {
+            let states: Vec<Option<&'static str>> = batch.iter().map(|r| r.state_at(t)).collect();
+            let state = merged_state(&states);
+            if spans.last().map(|s| s.state) == state {
+                continue;
+            }
+            if let Some(last) = spans.last_mut() {
+                last.to = Some(t);
+            }
+            if let Some(state) = state {
+                spans.push(Span { state, from: t, to: None });
+            }
+        }
+        out.push(Row {
+            kind: RowKind::Partition,
+            label: format!("{} partitions", batch.len()),
+            consumer: first.consumer.clone(),
+            group: first.group.clone(),
+            spans,
+        });
+        batch.clear();
+    };
+    for r in rows {
+        if r.kind == RowKind::Partition {
+            batch.push(r);
+        } else {
+            flush(&mut batch, &mut out);
+            out.push(r);
+        }
+    }
+    flush(&mut batch, &mut out);
+    out
+}
+
+fn waiting(state: Option<&str>) -> bool {
+    matches!(state, Some("PREPARING_REBALANCE" | "COMPLETING_REBALANCE"))
+}
+
+/// The stop-the-world windows of one group's rows, up to `now`. A member still busy with its last
+/// batch keeps its partitions FETCHING, so "no partition FETCHING" would miss the stop that EAGER
+/// imposes on everyone else; what marks it is that every member waiting in the rebalance, which
+/// had been fetching, now fetches nothing (COOPERATIVE members keep fetching while they wait).
+fn group_windows(group: &str, rows: &[&Row], now: Millis) -> Vec<StopWindow> {
+    let Some(group_row) = rows.iter().find(|r| r.kind == RowKind::Group) else { return Vec::new() };
+    let members: Vec<(&Row, Vec<&Row>)> = rows
+        .iter()
+        .filter(|r| r.kind == RowKind::Member)
+        .map(|m| (*m, rows.iter().filter(|r| r.kind == RowKind::Partition && r.consumer == m.consumer).copied().collect()))
+        .collect();
     let mut cuts: BTreeSet<Millis> = BTreeSet::new();
-    for r in &parts {
+    for r in rows {
         for s in &r.spans {
             cuts.insert(s.from);
-            if let Some(to) = s.to {
-                cuts.insert(to);
-            }
+            cuts.extend(s.to);
         }
     }
-    let fetching_at = |t: Millis| parts.iter().filter(|r| r.state_at(t) == Some("FETCHING")).count();
-    let members: Vec<&str> = rows.iter().filter(|r| r.kind == RowKind::Member).filter_map(|r| r.consumer.as_deref()).collect();
-    let someone_alive = |t: Millis| members.iter().any(|c| alive.get(*c).is_some_and(|s| alive_at(s, t)));
-    let group_row = rows.iter().find(|r| r.kind == RowKind::Group);
-    let rebalancing = |from: Millis, to: Millis| {
-        group_row.is_some_and(|g| {
-            g.spans.iter().any(|s| {
-                matches!(s.state, "PREPARING_REBALANCE" | "COMPLETING_REBALANCE") && s.from < to && s.to.is_none_or(|e| e > from)
-            })
-        })
+    let fetching = |parts: &[&Row], t: Millis| parts.iter().any(|r| r.state_at(t) == Some("FETCHING"));
+    let fetched_before =
+        |parts: &[&Row], t: Millis| parts.iter().any(|r| r.spans.iter().any(|s| s.state == "FETCHING" && s.from < t));
+    let idle_at = |t: Millis| {
+        let before: BTreeSet<&str> =
+            members.iter().flat_map(|(_, p)| p.iter()).filter(|r| fetched_before(&[r], t)).map(|r| r.label.as_str()).collect();
+        let now: BTreeSet<&str> = members
+            .iter()
+            .flat_map(|(_, p)| p.iter())
+            .filter(|r| r.state_at(t) == Some("FETCHING"))
+            .map(|r| r.label.as_str())
+            .collect();
+        (before.difference(&now).count(), before.len())
+    };
+    let stopped = |t: Millis| {
+        if !waiting(group_row.state_at(t)) {
+            return false;
+        }
+        let mut waiters = members.iter().filter(|(m, p)| waiting(m.state_at(t)) && fetched_before(p, t)).peekable();
+        waiters.peek().is_some() && waiters.all(|(_, p)| !fetching(p, t))
     };
     let mut out = Vec::new();
-    let mut seen_fetching: BTreeSet<&str> = BTreeSet::new();
-    let mut open: Option<(Millis, usize)> = None;
+    let mut open: Option<StopWindow> = None;
     for &t in cuts.iter().filter(|&&t| t <= now) {
-        let n = fetching_at(t);
-        match (open, n) {
-            (None, 0) if !seen_fetching.is_empty() && someone_alive(t) => open = Some((t, seen_fetching.len())),
-            (Some((from, partitions)), n) if n > 0 => {
-                if t - from >= MIN_STOP_MS {
-                    out.push(StopWindow {
-                        group: group.to_string(),
-                        from,
-                        to: Some(t),
-                        partitions,
-                        rebalance: rebalancing(from, t),
-                    });
-                }
-                open = None;
+        match (open.as_mut(), stopped(t)) {
+            (None, true) => {
+                let (idle, partitions) = idle_at(t);
+                open = Some(StopWindow { group: group.to_string(), from: t, to: None, idle, partitions });
             }
-            _ => {}
-        }
-        for r in parts.iter().filter(|r| r.state_at(t) == Some("FETCHING")) {
-            seen_fetching.insert(&r.label);
+            (Some(w), true) => {
+                let (idle, partitions) = idle_at(t);
+                w.idle = w.idle.max(idle);
+                w.partitions = w.partitions.max(partitions);
+            }
+            (Some(_), false) => {
+                let mut w = open.take().unwrap_or_else(|| unreachable!());
+                w.to = Some(t);
+                out.push(w);
+            }
+            (None, false) => {}
         }
     }
-    if let Some((from, partitions)) = open {
-        if now.saturating_sub(from) >= MIN_STOP_MS && someone_alive(now) {
-            out.push(StopWindow { group: group.to_string(), from, to: None, partitions, rebalance: rebalancing(from, now.max(from + 1)) });
-        }
-    }
+    out.extend(open.filter(|w| now > w.from));
     out
 }
 
 /// Everything the Gantt draws, now.
 pub fn gantt_data(w: &World) -> GanttData {
     let rows = rows(w);
-    let alive = alive_spans(w);
     let mut windows = Vec::new();
     for g in &w.groups {
         let mine: Vec<&Row> = rows.iter().filter(|r| r.group == *g.name).collect();
-        windows.extend(group_windows(&g.name, &mine, &alive, w.now));
+        windows.extend(group_windows(&g.name, &mine, w.now));
     }
     GanttData { rows, windows, now: w.now, until: w.scenario.until.max(w.now) }
 }
@@ -229,11 +269,17 @@ pub(crate) mod tests {
         assert_eq!(labels, [(RowKind::Group, "billing"), (RowKind::Member, "c1"), (RowKind::Partition, "orders-0")]);
         assert_eq!(d.windows.len(), 1, "{:?}", d.windows);
         let stop = &d.windows[0];
-        assert_eq!(stop.partitions, 12);
-        assert!(stop.rebalance && stop.from > 15_500 && stop.to.unwrap() - stop.from > 1_000, "{stop:?}");
-        // In the middle of the window no partition row is FETCHING.
+        assert_eq!((stop.idle, stop.partitions), (12, 12));
+        assert!(stop.from > 15_500 && stop.to.unwrap() - stop.from > 1_000, "{stop:?}");
+        // In the middle of the window c1 and c2, waiting in the rebalance, fetch nothing; the
+        // slow c3 still holds its partitions (it has not polled yet).
         let mid = (stop.from + stop.to.unwrap()) / 2;
-        assert!(d.rows.iter().filter(|r| r.kind == RowKind::Partition).all(|r| r.state_at(mid) != Some("FETCHING")));
+        let fetching = |c: &str| {
+            d.rows
+                .iter()
+                .any(|r| r.consumer.as_deref() == Some(c) && r.kind == RowKind::Partition && r.state_at(mid) == Some("FETCHING"))
+        };
+        assert!(!fetching("c1") && !fetching("c2") && fetching("c3"));
     }
 
     #[test]
@@ -241,8 +287,12 @@ pub(crate) mod tests {
         let d = gantt_data(&run("kafka-cooperative-join.json", None));
         assert!(d.windows.is_empty(), "{:?}", d.windows);
         // c4's partitions come after c3's, in partition order.
-        let c4: Vec<&str> =
-            d.rows.iter().filter(|r| r.kind == RowKind::Partition && r.consumer.as_deref() == Some("c4")).map(|r| r.label.as_str()).collect();
+        let c4: Vec<&str> = d
+            .rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Partition && r.consumer.as_deref() == Some("c4"))
+            .map(|r| r.label.as_str())
+            .collect();
         assert_eq!(c4.len(), 3, "{c4:?}");
     }
 
@@ -263,22 +313,27 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn many_partition_lanes_merge_per_consumer_and_keep_the_stop() {
+        let mut d = rows(&run("kafka-eager-join.json", None));
+        d.retain(|r| r.kind != RowKind::Group || r.label == "billing");
+        let merged = collapse(d);
+        let c1: Vec<&Row> =
+            merged.iter().filter(|r| r.kind == RowKind::Partition && r.consumer.as_deref() == Some("c1")).collect();
+        assert_eq!(c1.len(), 1);
+        assert_eq!(c1[0].label, "4 partitions");
+        let states: Vec<&str> = c1[0].spans.iter().map(|s| s.state).collect();
+        assert!(states.windows(2).any(|w| w == ["FETCHING", "UNASSIGNED"]), "{states:?}");
+        let refs: Vec<&Row> = merged.iter().collect();
+        assert_eq!(group_windows("billing", &refs, 30_000).len(), 1);
+    }
+
+    #[test]
     fn every_fetch_state_has_a_lane_span() {
         let d = gantt_data(&run("kafka-fetch-states.json", None));
-        let seen: BTreeSet<&str> = d.rows.iter().filter(|r| r.kind == RowKind::Partition).flat_map(|r| r.spans.iter().map(|s| s.state)).collect();
+        let seen: BTreeSet<&str> =
+            d.rows.iter().filter(|r| r.kind == RowKind::Partition).flat_map(|r| r.spans.iter().map(|s| s.state)).collect();
         for s in ["INITIALIZING", "AWAIT_RESET", "AWAIT_VALIDATION", "FETCHING", "UNASSIGNED"] {
             assert!(seen.contains(s), "{s} missing from {seen:?}");
-        }
-    }
-}
-#[cfg(test)]
-mod dump {
-    #[test]
-    fn dump_eager() {
-        let w = super::tests::run("kafka-eager-join.json", None);
-        for r in super::rows(&w) {
-            let s: Vec<String> = r.spans.iter().map(|s| format!("{}@{}-{:?}", s.state, s.from, s.to)).collect();
-            println!("{:?} {} {}: {}", r.kind, r.consumer.as_deref().unwrap_or(""), r.label, s.join(" "));
         }
     }
 }

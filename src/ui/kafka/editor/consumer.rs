@@ -71,7 +71,10 @@ fn SubscriptionEditor(client: String, spec: Option<SubscriptionSpec>) -> impl In
     let text = RwSignal::new(subscription_text(spec.as_ref()));
     let err = RwSignal::new(None::<String>);
     let holds = spec.as_ref().map(|s| s.describe()).unwrap_or_else(|| "no subscription".into());
-    let check = move || sim.peek_as::<World, _>(|w| read_subscription(w, kind.get_untracked(), &text.get_untracked())).unwrap_or(Err("no Kafka model".into()));
+    let check = move || {
+        sim.peek_as::<World, _>(|w| read_subscription(w, kind.get_untracked(), &text.get_untracked()))
+            .unwrap_or(Err("no Kafka model".into()))
+    };
     let id = client.clone();
     let commit = move || match check() {
         Err(e) => err.set(Some(e)),
@@ -80,7 +83,8 @@ fn SubscriptionEditor(client: String, spec: Option<SubscriptionSpec>) -> impl In
             if Some(&s) == spec.as_ref() {
                 return;
             }
-            let generation = sim.peek_as::<World, _>(|w| w.find_consumer(&id).map(|c| generation_of(&w.consumers[c]))).flatten().unwrap_or(-1);
+            let generation =
+                sim.peek_as::<World, _>(|w| w.find_consumer(&id).map(|c| generation_of(&w.consumers[c]))).flatten().unwrap_or(-1);
             let what = s.describe();
             match enter(sim, Action::Subscribe { client_id: id.clone(), subscription: s }) {
                 Ok(()) => pending.set(Some(Pending::Subscription { client: id.clone(), what, generation })),
@@ -181,7 +185,10 @@ fn PartitionOps(client: String) -> impl IntoView {
                         SeekTarget::Beginning => format!("seekToBeginning({part})"),
                         SeekTarget::End => format!("seekToEnd({part})"),
                     };
-                    (Action::Seek { client_id, partition, to }, Pending::Seek { client: id.clone(), partition: part.clone(), call })
+                    (
+                        Action::Seek { client_id, partition, to },
+                        Pending::Seek { client: id.clone(), partition: part.clone(), call },
+                    )
                 }
                 Err(e) => {
                     err.set(Some(format!("{e}. Nothing changed.")));

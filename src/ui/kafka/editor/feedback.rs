@@ -20,16 +20,49 @@ pub enum Lifecycle {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pending {
     /// `setAssignors`: the names as entered, the group's generation then.
-    Assignors { group: String, names: Vec<String>, generation: i32 },
-    RemoteAssignor { group: String, name: String, target_epoch: i32 },
-    Protocol { group: String, protocol: GroupProtocol },
+    Assignors {
+        group: String,
+        names: Vec<String>,
+        generation: i32,
+    },
+    RemoteAssignor {
+        group: String,
+        name: String,
+        target_epoch: i32,
+    },
+    Protocol {
+        group: String,
+        protocol: GroupProtocol,
+    },
     /// `subscribe` / `assign`: the client's generation or member epoch then.
-    Subscription { client: String, what: String, generation: i32 },
-    Lifecycle { client: String, what: Lifecycle, at: Millis },
-    Added { group: String, client: String },
-    Pause { client: String, partition: String, paused: bool },
-    Seek { client: String, partition: String, call: String },
-    Partitions { topic: String, count: u32 },
+    Subscription {
+        client: String,
+        what: String,
+        generation: i32,
+    },
+    Lifecycle {
+        client: String,
+        what: Lifecycle,
+        at: Millis,
+    },
+    Added {
+        group: String,
+        client: String,
+    },
+    Pause {
+        client: String,
+        partition: String,
+        paused: bool,
+    },
+    Seek {
+        client: String,
+        partition: String,
+        call: String,
+    },
+    Partitions {
+        topic: String,
+        count: u32,
+    },
 }
 
 fn secs(ms: Millis) -> String {
@@ -41,7 +74,9 @@ pub fn group_state(w: &World, g: usize) -> String {
     let grp = &w.groups[g];
     match group_protocol(w, g) {
         GroupProtocol::Classic => format!("the group is in {} (generation {})", grp.classic.state.name(), grp.classic.generation),
-        GroupProtocol::Consumer => format!("the group is {} at group epoch {}", grp.modern.state().name(), grp.modern.group_epoch),
+        GroupProtocol::Consumer => {
+            format!("the group is {} at group epoch {}", grp.modern.state().name(), grp.modern.group_epoch)
+        }
     }
 }
 
@@ -179,7 +214,12 @@ pub fn pending_text(w: &World, p: &Pending) -> String {
         Pending::Seek { client, partition, call } => {
             let Some(ci) = w.find_consumer(client) else { return String::new() };
             let c = &w.consumers[ci];
-            let state = c.subs.assigned_partitions().iter().find(|tp| format!("{}-{}", tp.topic, tp.partition) == *partition).and_then(|tp| c.subs.state(tp));
+            let state = c
+                .subs
+                .assigned_partitions()
+                .iter()
+                .find(|tp| format!("{}-{}", tp.topic, tp.partition) == *partition)
+                .and_then(|tp| c.subs.state(tp));
             match state {
                 Some(s) => {
                     let pos = s.position.map(|p| format!("position {}", p.offset)).unwrap_or_else(|| "no position yet".into());
@@ -279,14 +319,22 @@ mod tests {
         assert!(pending_text(&w, &p).contains("the group is in PREPARING_REBALANCE (generation 1)"));
         let p = Pending::Assignors { group: "billing".into(), names: vec!["range".into()], generation: 1 };
         let w = run("kafka-eager-join.json", None);
-        assert!(pending_text(&w, &p).starts_with("[range] applied: generation 2 was assigned by range (EAGER)"), "{}", pending_text(&w, &p));
+        assert!(
+            pending_text(&w, &p).starts_with("[range] applied: generation 2 was assigned by range (EAGER)"),
+            "{}",
+            pending_text(&w, &p)
+        );
     }
 
     #[test]
     fn lifecycle_feedback_follows_the_coordinator() {
         let w = run("kafka-crash-redelivery.json", Some(15_000));
         let p = Pending::Lifecycle { client: "c1".into(), what: Lifecycle::Crash, at: 14_300 };
-        assert!(pending_text(&w, &p).contains("notices when session.timeout.ms (10.0 s) expires, by about 24.3 s"), "{}", pending_text(&w, &p));
+        assert!(
+            pending_text(&w, &p).contains("notices when session.timeout.ms (10.0 s) expires, by about 24.3 s"),
+            "{}",
+            pending_text(&w, &p)
+        );
         let w = run("kafka-crash-redelivery.json", None);
         assert!(pending_text(&w, &p).contains("removed it"), "{}", pending_text(&w, &p));
         let w = run("kafka-static-membership.json", Some(13_000));

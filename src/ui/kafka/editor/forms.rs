@@ -84,7 +84,8 @@ fn items(text: &str) -> Vec<&str> {
 
 /// A partition that exists now, from `orders-3`.
 pub fn read_partition(w: &World, text: &str) -> Result<PartitionRef, String> {
-    let r = parse_partition_ref(text.trim()).ok_or_else(|| format!("{:?} is not a partition (write it as topic-number, e.g. orders-3)", text.trim()))?;
+    let r = parse_partition_ref(text.trim())
+        .ok_or_else(|| format!("{:?} is not a partition (write it as topic-number, e.g. orders-3)", text.trim()))?;
     let t = w.topic_index(&r.topic).ok_or_else(|| format!("unknown topic {:?} (topics: {})", r.topic, topic_names(w)))?;
     let n = w.topics[t].pids.len() as u32;
     if r.partition >= n {
@@ -187,7 +188,10 @@ pub fn read_send(w: &World, at: Millis, form: &SendForm) -> Result<SendSpec, Str
             match p.parse::<u32>() {
                 Ok(x) if x < n => Some(x),
                 _ => {
-                    problems.push(format!("the partition must be empty (the partitioner chooses) or a whole number from 0 to {}", n - 1));
+                    problems.push(format!(
+                        "the partition must be empty (the partitioner chooses) or a whole number from 0 to {}",
+                        n - 1
+                    ));
                     None
                 }
             }
@@ -230,13 +234,18 @@ mod tests {
     fn subscriptions_are_checked_against_the_cluster() {
         let w = run("kafka-eager-join.json", Some(1_000));
         assert_eq!(read_subscription(&w, SubKind::Topics, " orders ,"), Ok(SubscriptionSpec::Topics(vec!["orders".into()])));
-        assert!(read_subscription(&w, SubKind::Topics, "ordrs").unwrap_err().contains("unknown topic \"ordrs\" (topics: orders)"));
+        assert!(read_subscription(&w, SubKind::Topics, "ordrs")
+            .unwrap_err()
+            .contains("unknown topic \"ordrs\" (topics: orders)"));
         assert!(read_subscription(&w, SubKind::Topics, "  ").is_err());
         assert!(read_subscription(&w, SubKind::Pattern, "ord(").unwrap_err().starts_with("not a valid pattern"));
         assert_eq!(read_subscription(&w, SubKind::Pattern, "ord.*"), Ok(SubscriptionSpec::Pattern("ord.*".into())));
         assert!(read_subscription(&w, SubKind::Assign, "orders-12").unwrap_err().contains("partitions 0 to 11"));
         assert!(read_subscription(&w, SubKind::Assign, "orders").unwrap_err().contains("is not a partition"));
-        assert_eq!(subscription_text(Some(&read_subscription(&w, SubKind::Assign, "orders-1, orders-2").unwrap())), "orders-1, orders-2");
+        assert_eq!(
+            subscription_text(Some(&read_subscription(&w, SubKind::Assign, "orders-1, orders-2").unwrap())),
+            "orders-1, orders-2"
+        );
     }
 
     #[test]
@@ -251,10 +260,22 @@ mod tests {
         assert!(read_partition_count(12, "12").unwrap_err().contains("already"));
         assert!(read_partition_count(12, "100000").is_err());
         let w = run("kafka-eager-join.json", Some(1_000));
-        let form = SendForm { topic: "orders".into(), count: "many".into(), interval: "-5".into(), partition: "12".into(), ..Default::default() };
+        let form = SendForm {
+            topic: "orders".into(),
+            count: "many".into(),
+            interval: "-5".into(),
+            partition: "12".into(),
+            ..Default::default()
+        };
         let e = read_send(&w, 0, &form).unwrap_err();
         assert!(e.contains("count must") && e.contains("interval must") && e.contains("from 0 to 11"), "{e}");
-        let ok = SendForm { topic: "orders".into(), key: "k-{i}".into(), count: "10".into(), interval: "100".into(), ..Default::default() };
+        let ok = SendForm {
+            topic: "orders".into(),
+            key: "k-{i}".into(),
+            count: "10".into(),
+            interval: "100".into(),
+            ..Default::default()
+        };
         let s = read_send(&w, 5, &ok).unwrap();
         assert_eq!((s.at, s.count, s.interval_ms, s.key.as_deref(), s.partition), (5, 10, 100, Some("k-{i}"), None));
         assert_eq!(next_client_id(&w, "c3").as_deref(), Some("c5"));

@@ -103,7 +103,8 @@ fn GroupBlock(group: String) -> impl IntoView {
     let g_assign = group.clone();
     let set_assignors = move |ev: leptos::ev::Event| {
         let Some(list) = event_target_value(&ev).parse::<usize>().ok().and_then(|i| ASSIGNOR_CHOICES.get(i)) else { return };
-        let generation = sim.peek_as::<World, _>(|w| w.find_group(&g_assign).map(|g| w.groups[g].classic.generation)).flatten().unwrap_or(0);
+        let generation =
+            sim.peek_as::<World, _>(|w| w.find_group(&g_assign).map(|g| w.groups[g].classic.generation)).flatten().unwrap_or(0);
         let r = enter(sim, Action::SetAssignors { group: g_assign.clone(), assignors: list.to_vec() });
         let names = list.iter().map(|a| a.name().to_string()).collect();
         report(r, Pending::Assignors { group: g_assign.clone(), names, generation });
@@ -270,12 +271,14 @@ pub fn Editor() -> impl IntoView {
         pending.set(None);
     });
     let feedback = Memo::new(move |_| pending.with(|p| p.as_ref().and_then(|p| sim.read_as::<World, _>(|w| pending_text(w, p)))));
-    let groups =
-        Memo::new(move |_| sim.read_as::<World, _>(|w| w.groups.iter().map(|g| g.name.to_string()).collect::<Vec<_>>()).unwrap_or_default());
+    let groups = Memo::new(move |_| {
+        sim.read_as::<World, _>(|w| w.groups.iter().map(|g| g.name.to_string()).collect::<Vec<_>>()).unwrap_or_default()
+    });
     let topics = Memo::new(move |_| sim.read_as::<World, _>(topics_html).unwrap_or_default());
     // Only the producers' names and counters change: the form's fields are kept while typing.
-    let producer_names =
-        Memo::new(move |_| sim.read_as::<World, _>(|w| w.producers.iter().map(|p| p.id.to_string()).collect::<Vec<_>>()).unwrap_or_default());
+    let producer_names = Memo::new(move |_| {
+        sim.read_as::<World, _>(|w| w.producers.iter().map(|p| p.id.to_string()).collect::<Vec<_>>()).unwrap_or_default()
+    });
     let producers = Memo::new(move |_| {
         producer_names.track();
         sim.peek_as::<World, _>(producers_html).unwrap_or_default()
@@ -284,7 +287,8 @@ pub fn Editor() -> impl IntoView {
     let on_partitions = move |ev: leptos::ev::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
         let Some(topic) = input.get_attribute("data-topic") else { return };
-        let current = sim.peek_as::<World, _>(|w| w.topic_index(&topic).map(|t| w.topics[t].pids.len() as u32)).flatten().unwrap_or(0);
+        let current =
+            sim.peek_as::<World, _>(|w| w.topic_index(&topic).map(|t| w.topics[t].pids.len() as u32)).flatten().unwrap_or(0);
         let mark = |bad: bool| {
             let _ = if bad { input.class_list().add_1("invalid") } else { input.class_list().remove_1("invalid") };
             let _ = input.set_attribute("aria-invalid", &bad.to_string());
@@ -313,7 +317,10 @@ pub fn Editor() -> impl IntoView {
         if action_of(&ev).as_deref() != Some("send") {
             return;
         }
-        let row = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.closest("li[data-producer]").ok().flatten());
+        let row = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("li[data-producer]").ok().flatten());
         let Some(row) = row else { return };
         let producer = row.get_attribute("data-producer").unwrap_or_default();
         let form = SendForm {
