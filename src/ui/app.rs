@@ -254,7 +254,7 @@ pub fn App() -> impl IntoView {
         <div class="app">
             <TopBar toggle_play=toggle_play />
             <Timeline />
-            <section class="explain">
+            <section class="explain" aria-label="About this scenario">
                 <div class="explain-head">
                     <h1>{title}</h1>
                     <TourStart />

@@ -11,6 +11,7 @@ mod controls;
 mod embed;
 mod frame;
 mod inspector;
+pub mod kafka;
 mod legend;
 mod models;
 mod plots;

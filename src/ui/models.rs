@@ -17,7 +17,8 @@ pub struct ModelTab {
 pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
     match kind {
         Some(BrokerKind::RocketMq) => &[ModelTab { label: "Filters", testid: "tab-filters" }],
-        Some(BrokerKind::Kafka) | Some(BrokerKind::Pulsar) | None => &[],
+        Some(BrokerKind::Kafka) => &[ModelTab { label: "Lag", testid: "tab-lag" }],
+        Some(BrokerKind::Pulsar) | None => &[],
     }
 }
 
@@ -25,6 +26,7 @@ pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
 pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -> AnyView {
     match (kind, index) {
         (Some(BrokerKind::RocketMq), 0) => view! { <super::rocketmq::FilterPanel visible=visible /> }.into_any(),
+        (Some(BrokerKind::Kafka), 0) => view! { <super::kafka::LagPanel visible=visible /> }.into_any(),
         _ => ().into_any(),
     }
 }
@@ -34,7 +36,8 @@ pub fn editor(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
         Some(BrokerKind::Pulsar) => view! { <super::pulsar::Editor /> }.into_any(),
-        Some(BrokerKind::Kafka) | None => ().into_any(),
+        Some(BrokerKind::Kafka) => view! { <super::kafka::Editor /> }.into_any(),
+        None => ().into_any(),
     }
 }
 
@@ -43,7 +46,8 @@ pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
         Some(BrokerKind::Pulsar) => view! { <super::pulsar::Tables /> }.into_any(),
-        Some(BrokerKind::Kafka) | None => ().into_any(),
+        Some(BrokerKind::Kafka) => view! { <super::kafka::Tables /> }.into_any(),
+        None => ().into_any(),
     }
 }
 
@@ -52,7 +56,8 @@ pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
     match kind {
         Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
         Some(BrokerKind::Pulsar) => view! { <super::pulsar::Stage /> }.into_any(),
-        Some(BrokerKind::Kafka) | None => ().into_any(),
+        Some(BrokerKind::Kafka) => view! { <super::kafka::Gantt /> }.into_any(),
+        None => ().into_any(),
     }
 }
 

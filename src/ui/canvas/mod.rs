@@ -427,6 +427,9 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         "moreAt": l.mores.iter().map(|m| json!({"list": m.list, "x": m.rect.x + 10.0, "y": m.rect.mid_y()})).collect::<Vec<_>>(),
         "moving": dots > 0, "pulses": pulses > 0, "crosses": crosses > 0, "flashing": flashing,
         "labels": view.labels,
+        // Each partition badge in the view with how many partitions carry it.
+        "badges": view.topics.iter().flat_map(|t| &t.partitions).filter_map(|p| p.badge.as_deref())
+            .fold(std::collections::BTreeMap::<&str, u32>::new(), |mut m, b| { *m.entry(b).or_default() += 1; m }),
     })
     .to_string()
 }
