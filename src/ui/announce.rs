@@ -117,7 +117,9 @@ mod tests {
         let mut sim = parse(by_file("seed-same-topic-different-tags.json").unwrap().text).unwrap();
         sim.run_until(5_004);
         let before = sim.view();
-        sim.run_until(5_020);
+        // ConsumerB joins at 5 s; its first rebalance (1 s after start) takes q2, q3 and its
+        // heartbeat at 6.010 s overwrites the table last.
+        sim.run_until(6_020);
         let said = changes(&before, &sim.view()).join(" | ");
         assert!(said.contains("broker-a: TopicTestA ⇐ TagB (ConsumerB"), "{said}");
         assert!(said.contains("ConsumerB now owns q2, q3"), "{said}");
