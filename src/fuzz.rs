@@ -102,7 +102,7 @@ fn fuzz<T: SimTarget>(target: &T, o: &Options) -> u64 {
         }
         let scenario = if o.shrink { shrink(target, &f.scenario, f.violations[0].invariant, 300) } else { f.scenario.clone() };
         println!(
-            "  reproduce: MQVIZ_SEED={} cargo test --no-default-features --test simulation\n  {}scenario:\n{}",
+            "  reproduce: MQVIZ_SEED={} cargo test --no-default-features --test native simulation::\n  {}scenario:\n{}",
             f.seed,
             if o.shrink { "shrunk " } else { "" },
             serde_json::to_string_pretty(&scenario).unwrap_or_default()

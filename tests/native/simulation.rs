@@ -28,7 +28,7 @@ fn random_scenarios_keep_every_invariant() {
         let shrunk = shrink(&target, &f.scenario, f.violations[0].invariant, 200);
         let listing: Vec<String> = failures.iter().map(|f| format!("seed {}: {}", f.seed, f.violations[0])).collect();
         panic!(
-            "{} of {count} seeds failed:\n{}\n\nreproduce with MQVIZ_SEED={} cargo test --no-default-features --test simulation\nshrunk scenario:\n{}",
+            "{} of {count} seeds failed:\n{}\n\nreproduce with MQVIZ_SEED={} cargo test --no-default-features --test native simulation::\nshrunk scenario:\n{}",
             failures.len(),
             listing.join("\n"),
             f.seed,

@@ -1,8 +1,6 @@
 //! The seed article's experiments (shared/seeds/000_...), number for number.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mqviz::sim::rocketmq::events::{Event, PullStatus};
 
 #[test]

@@ -1,6 +1,6 @@
 //! Native half of the cross-platform determinism check: the event-log digests of the seed presets
 //! must equal `tests/golden/digests.txt`, which the wasm test (tests/wasm_determinism.rs, headless
-//! Chromium) checks too. Regenerate with `UPDATE_GOLDEN=1 cargo test --test determinism_golden`.
+//! Chromium) checks too. Regenerate with `UPDATE_GOLDEN=1 cargo test --test native determinism_golden`.
 
 use mqviz::sim::model::run;
 use mqviz::sim::presets::PRESETS;
