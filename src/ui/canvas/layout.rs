@@ -123,14 +123,16 @@ pub const BADGE_PAD: f64 = 4.0;
 
 /// Where a partition's state badge (`sealed · drained`, `FETCHING · paused`...) goes: a pill as
 /// wide as its measured text (`text_w`, at the badge font) plus padding, `h` high, at the bar's
-/// top-left and straddling its top edge. Never wider than the bar, never past the canvas: when the
+/// top-left, sitting on its top edge. Never wider than the bar, never past the canvas: when the
 /// text needs more room the pill takes what there is, and the caller fits the text to
 /// `w - 2 * BADGE_PAD`.
 pub fn badge_rect(bar: Rect, text_w: f64, h: f64, canvas: Rect) -> Rect {
     let x = bar.x.max(canvas.x + 1.0);
     let room = (bar.right().min(canvas.right() - 1.0) - x).max(0.0);
     let w = (text_w.max(0.0) + 2.0 * BADGE_PAD).min(room);
-    let y = (bar.y - 1.0 - h / 2.0).max(canvas.y);
+    // Its bottom just inside the bar's top: it covers a pixel of this row's cells and the bottom
+    // of the gap above, rather than the top third of the cells.
+    let y = (bar.y + 3.0 - h).max(canvas.y);
     Rect::new(x, y, w, h)
 }
 
@@ -519,7 +521,7 @@ mod tests {
         // on a 150 px bar, which cut it.
         let r = badge_rect(Rect::new(120.0, 40.0, 150.0, 16.0), 80.0, 13.0, canvas);
         assert_eq!(r.w, 80.0 + 2.0 * BADGE_PAD, "sized to the measured text");
-        assert!(r.y < 40.0 && r.bottom() > 40.0, "straddles the bar's top edge: {r:?}");
+        assert!(r.y < 40.0 && r.bottom() > 40.0 && r.bottom() <= 43.0, "sits on the bar's top edge: {r:?}");
         let r = badge_rect(bar, 500.0, 13.0, canvas);
         assert_eq!((r.x, r.right()), (bar.x, bar.right()), "never wider than the bar");
         let r = badge_rect(Rect::new(500.0, 40.0, 200.0, 16.0), 120.0, 13.0, canvas);
