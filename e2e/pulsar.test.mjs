@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { useBrowser, openPage, simMs, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, waitScene } from './harness.mjs';
 
 const ctx = useBrowser();
 
@@ -92,6 +92,23 @@ test('children-blocked: children withheld with the reason, then dealt 4,0,5,1,2,
   noErrors(errors);
 });
 
+test('badges: each segment badge is as wide as its text and inside the canvas, at 1280×800 and 800×600', async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 800, height: 600 }]) {
+    const { page, errors } = await open('pulsar-scalable-children-blocked', { t: 12000, viewport });
+    const s = await waitScene(page, (s) => (s.badgeBoxes || []).some((b) => b.text === 'sealed · drained'));
+    for (const b of s.badgeBoxes) {
+      const where = `${viewport.width}x${viewport.height}: ${JSON.stringify(b)} in ${s.width}`;
+      assert.equal(b.shown, b.text, `not shortened, ${where}`);
+      assert.ok(b.x >= 0 && b.x + b.w <= s.width && b.y >= 0, `inside the canvas, ${where}`);
+    }
+    // Every consumer of the flow table reads what it received per segment.
+    const received = await page.$$eval('[data-testid="flow-table"] td[data-on]', (l) => l.map((td) => [td.dataset.on, Number(td.dataset.received)]));
+    assert.ok(received.some(([on, n]) => on === 'seg 5' && n > 0), JSON.stringify(received));
+    await page.close();
+    noErrors(errors);
+  }
+});
+
 test('post-split-backlog: the child waits while the parent replays its backlog', async () => {
   const { page, errors } = await open('pulsar-scalable-post-split-backlog', { t: 6000 });
   let d = await dag(page);
@@ -147,6 +164,10 @@ test('key-shared-join: the joiner takes ranges, a moved key drains at its old ow
   const second = await open('pulsar-key-shared-join', { t: 4200 });
   const page2 = second.page;
   r = await ring(page2);
+  // One colour per consumer, the legend's swatch the same.
+  assert.equal(new Set(r.tracks.map((t) => t.colour)).size, r.tracks.length, JSON.stringify(r.tracks));
+  const legend = await page2.$$eval('[data-testid="ring-tracks"] li', (l) => l.map((li) => [li.dataset.consumer, li.dataset.colour]));
+  assert.deepEqual(legend, r.tracks.map((t) => [t.consumer, t.colour]));
   const joiner = r.tracks.find((t) => t.consumer === 'consumer-4');
   assert.ok(joiner && joiner.ranges > 0 && joiner.hashes > 0, JSON.stringify(r.tracks));
   assert.equal(r.tracks.reduce((a, t) => a + t.hashes, 0), 65535, 'the ring is covered once');
@@ -248,6 +269,10 @@ test('tour: children-blocked runs every step, highlighting the DAG', async () =>
     }
   }
   assert.equal(k, 8);
+  // The last step: consumer-1 has just opened segments 4 and 5; the flow table lists them.
+  await page.waitForTimeout(200);
+  const on = await page.$$eval('[data-testid="flow-table"] tr[data-consumer="consumer-1"] td[data-on]', (l) => l.map((td) => td.dataset.on));
+  for (const seg of ['seg 4', 'seg 5']) assert.ok(on.includes(seg), `flow table at the tour's last step lists ${seg}: ${on}`);
   await shot(page, 'tour-last');
   await page.click('[data-testid="tour-next"]');
   await page.waitForSelector('[data-testid="tour-caption"]', { state: 'detached' });

@@ -118,6 +118,24 @@ pub struct BrokerBox {
     pub more_lines: usize,
 }
 
+/// Padding inside a partition's state badge, each side (CSS px).
+pub const BADGE_PAD: f64 = 4.0;
+
+/// Where a partition's state badge (`sealed · drained`, `FETCHING · paused`...) goes: a pill as
+/// wide as its measured text (`text_w`, at the badge font) plus padding, `h` high, at the bar's
+/// top-left, sitting on its top edge. Never wider than the bar, never past the canvas: when the
+/// text needs more room the pill takes what there is, and the caller fits the text to
+/// `w - 2 * BADGE_PAD`.
+pub fn badge_rect(bar: Rect, text_w: f64, h: f64, canvas: Rect) -> Rect {
+    let x = bar.x.max(canvas.x + 1.0);
+    let room = (bar.right().min(canvas.right() - 1.0) - x).max(0.0);
+    let w = (text_w.max(0.0) + 2.0 * BADGE_PAD).min(room);
+    // Its bottom just inside the bar's top: it covers a pixel of this row's cells and the bottom
+    // of the gap above, rather than the top third of the cells.
+    let y = (bar.y + 3.0 - h).max(canvas.y);
+    Rect::new(x, y, w, h)
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Layout {
     pub canvas: Rect,
@@ -494,6 +512,23 @@ mod tests {
     use super::*;
     use crate::sim::model::parse;
     use crate::sim::presets::PRESETS;
+
+    #[test]
+    fn a_badge_is_as_wide_as_its_text_within_the_bar_and_the_canvas() {
+        let canvas = Rect::new(0.0, 0.0, 560.0, 300.0);
+        let bar = Rect::new(120.0, 40.0, 200.0, 16.0);
+        // "sealed · drained" at ~10 px is about 80 px: more than half the old bar.w * 0.5 cap
+        // on a 150 px bar, which cut it.
+        let r = badge_rect(Rect::new(120.0, 40.0, 150.0, 16.0), 80.0, 13.0, canvas);
+        assert_eq!(r.w, 80.0 + 2.0 * BADGE_PAD, "sized to the measured text");
+        assert!(r.y < 40.0 && r.bottom() > 40.0 && r.bottom() <= 43.0, "sits on the bar's top edge: {r:?}");
+        let r = badge_rect(bar, 500.0, 13.0, canvas);
+        assert_eq!((r.x, r.right()), (bar.x, bar.right()), "never wider than the bar");
+        let r = badge_rect(Rect::new(500.0, 40.0, 200.0, 16.0), 120.0, 13.0, canvas);
+        assert!(r.right() <= canvas.right() - 1.0 && r.w > 0.0, "kept inside the canvas: {r:?}");
+        let r = badge_rect(Rect::new(120.0, 2.0, 150.0, 16.0), 40.0, 13.0, canvas);
+        assert!(r.y >= 0.0, "not above the canvas: {r:?}");
+    }
 
     const SIZES: [(f64, f64); 6] =
         [(560.0, 300.0), (760.0, 420.0), (980.0, 520.0), (1240.0, 560.0), (1880.0, 800.0), (3800.0, 1800.0)];

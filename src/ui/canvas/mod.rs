@@ -54,6 +54,8 @@ struct CanvasState {
     flashes: BTreeMap<(usize, usize), (Millis, f64)>,
     focus: Option<Focus>,
     highlight: Option<String>,
+    /// The state badges drawn last: (text, text as drawn, its pill).
+    badges: Vec<(String, String, Rect)>,
     /// The last `data-scene` written.
     scene: String,
 }
@@ -430,6 +432,10 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         // Each partition badge in the view with how many partitions carry it.
         "badges": view.topics.iter().flat_map(|t| &t.partitions).filter_map(|p| p.badge.as_deref())
             .fold(std::collections::BTreeMap::<&str, u32>::new(), |mut m, b| { *m.entry(b).or_default() += 1; m }),
+        // Each badge drawn: its text, the text as drawn (shortened if it had to be) and its pill.
+        "badgeBoxes": st.badges.iter().map(|(b, shown, r)| json!({"text": b, "shown": shown,
+            "x": r.x, "y": r.y, "w": r.w, "h": r.h})).collect::<Vec<_>>(),
+        "width": l.canvas.w,
     })
     .to_string()
 }
@@ -566,6 +572,8 @@ fn paint(
         .unwrap_or(0);
     let slots = (longest as f64).max(12.0);
     let mut batch = CellBatch::default();
+    let mut badges: Vec<(String, Rect)> = Vec::new();
+    let mut carets: Vec<(f64, f64)> = Vec::new();
     for row in &l.rows {
         let p = &view.topics[row.topic].partitions[row.index];
         let unowned = p.owners.is_empty() && p.unowned_reason.is_some();
@@ -610,6 +618,7 @@ fn paint(
                     ctx.line_to(x, bar.bottom() + 2.0);
                 }
                 MarkKind::Position => {
+                    carets.push((x, bar.bottom()));
                     ctx.move_to(x - 3.0, bar.bottom() + 3.0);
                     ctx.line_to(x, bar.bottom() - 1.0);
                     ctx.line_to(x + 3.0, bar.bottom() + 3.0);
@@ -628,14 +637,48 @@ fn paint(
         let info = format!("{} · {}", p.log_end, committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into()));
         text(ctx, &info, row.info.x, row.info.mid_y(), row.info.w);
         if let Some(badge) = &p.badge {
-            font(ctx, f * 0.8, "600");
-            ctx.set_fill_style_str(palette::INK);
-            text(ctx, badge, bar.x + 2.0, bar.y - f * 0.1, bar.w * 0.5);
+            badges.push((badge.clone(), bar));
         }
         st.rows.push(RowCells { partition: p.id, bar, cell_w, cells });
     }
 
     batch.draw(ctx, f);
+
+    // State badges, over the cells: pills sized to their measured text, inside bar and canvas.
+    // They straddle the bar's top edge, where the row above has its position carets: those are
+    // drawn again on top.
+    st.badges.clear();
+    for (badge, bar) in badges {
+        let room = bar.w.min(l.canvas.right() - 1.0 - bar.x) - 2.0 * layout::BADGE_PAD;
+        let mut size = f * 0.8;
+        font(ctx, size, "600");
+        let wide = measure(ctx, &badge);
+        if wide > room && wide > 0.0 {
+            // A little smaller first (not below 9 px), shortened only if that is not enough.
+            size = (size * room / wide).max(9.0_f64.min(size));
+            font(ctx, size, "600");
+        }
+        let r = layout::badge_rect(bar, measure(ctx, &badge), (size + 4.0).round(), l.canvas);
+        let shown = fit(ctx, &badge, r.w - 2.0 * layout::BADGE_PAD);
+        rounded(ctx, r, r.h / 2.0);
+        ctx.set_fill_style_str(palette::BG);
+        ctx.fill();
+        ctx.set_stroke_style_str(palette::MUTED);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        ctx.set_fill_style_str(palette::INK);
+        let _ = ctx.fill_text(&shown, r.x + layout::BADGE_PAD, r.mid_y() + 0.5);
+        st.badges.push((badge, shown, r));
+    }
+    ctx.set_stroke_style_str(palette::INK);
+    ctx.set_line_width(2.0);
+    for &(x, y) in &carets {
+        ctx.begin_path();
+        ctx.move_to(x - 3.0, y + 3.0);
+        ctx.line_to(x, y - 1.0);
+        ctx.line_to(x + 3.0, y + 3.0);
+        ctx.stroke();
+    }
 
     // "+N more" rows.
     for m in &l.mores {

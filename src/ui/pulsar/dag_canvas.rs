@@ -1,12 +1,15 @@
 //! Draws the segment DAG (`dag::SegmentDag`) on a `<canvas>` at the device pixel ratio: one column
 //! per generation, parent→child edges, and each segment's state by fill, border and words —
 //! active (white, solid), withheld (grey, dashed, the reason written), sealed (grey, solid),
-//! drained (hatched) — with an ink badge naming an upstream gap.
+//! drained (hatched) — with an ink badge naming an upstream gap, as wide as its measured text.
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::dag::{layout, DagLayout, DagNode, NodeState, SegmentDag, HEAD_H};
 use super::paint::{self, dash, font, hatch, rounded, text, EDGE, FILL_OFF, FILL_SEALED, INK, LINE, MUTED};
+
+/// Padding inside the gap badge, each side.
+const BADGE_PAD: f64 = 4.0;
 
 fn edge(ctx: &CanvasRenderingContext2d, l: &DagLayout, parent: u64, child: &DagNode) {
     let (Some(p), Some(c)) = (l.get(parent), l.get(child.id)) else { return };
@@ -54,24 +57,28 @@ fn node(ctx: &CanvasRenderingContext2d, l: &DagLayout, n: &DagNode) {
     dash(ctx, 0.0, 0.0);
     let ink = if n.state == NodeState::Withheld { MUTED } else { INK };
     let inner = b.w - 12.0;
-    let badge_w = if n.gap.is_some() { 54.0 } else { 0.0 };
+    // The gap badge is as wide as its text (measured in its font), never wider than the node.
+    let badge = n.gap.as_ref().map(|g| format!("⚠{}", g.issue));
+    let badge_w = badge.as_deref().map_or(0.0, |t| {
+        font(ctx, 10.0, "700");
+        let w = ctx.measure_text(t).map(|m| m.width()).unwrap_or(48.0);
+        (w + 2.0 * BADGE_PAD).min(inner)
+    });
     ctx.set_fill_style_str(ink);
     font(ctx, 11.5, "600");
     text(ctx, &n.title(), b.x + 6.0, b.y + 10.0, inner);
     font(ctx, 11.0, "400");
     text(ctx, &n.state_line(), b.x + 6.0, b.y + 25.0, inner);
-    text(ctx, &n.detail_line(), b.x + 6.0, b.y + 39.0, inner - badge_w - 4.0);
-    if let Some(g) = &n.gap {
+    text(ctx, &n.detail_line(), b.x + 6.0, b.y + 39.0, inner - badge_w - 3.0);
+    if let Some(t) = &badge {
         // The badge names the upstream issue; the figure's notes say what it means.
-        let (bx, by) = (b.x + b.w - badge_w - 4.0, b.y + 32.0);
+        let (bx, by) = (b.x + b.w - badge_w - 5.0, b.y + 32.0);
         rounded(ctx, bx, by, badge_w, 14.0, 3.0);
         ctx.set_fill_style_str(INK);
         ctx.fill();
         ctx.set_fill_style_str("#ffffff");
         font(ctx, 10.0, "700");
-        ctx.set_text_align("center");
-        let _ = ctx.fill_text(&format!("⚠{}", g.issue), bx + badge_w / 2.0, by + 7.5);
-        ctx.set_text_align("left");
+        text(ctx, t, bx + BADGE_PAD, by + 7.5, badge_w - 2.0 * BADGE_PAD);
     }
 }
 

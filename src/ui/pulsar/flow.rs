@@ -1,6 +1,9 @@
-//! Per consumer, what flow control allows it: on each partition or segment it reads, its role
-//! (active or standby on Exclusive/Failover, a member on Shared/Key_Shared), its FLOW permits and
-//! its unacked messages against the limit that blocks it (and unblocks it at half). Pure.
+//! Per consumer, what flow control allows it: on each partition or segment it has opened, its role
+//! (active or standby on Exclusive/Failover, a member on Shared/Key_Shared, or still subscribing),
+//! the messages it received from there, its FLOW permits and its unacked messages against the
+//! limit that blocks it (and unblocks it at half). Pure: everything is read from the World.
+
+use std::collections::BTreeMap;
 
 use crate::sim::pulsar::world::{Dispatcher, World};
 
@@ -8,8 +11,11 @@ use crate::sim::pulsar::world::{Dispatcher, World};
 pub struct FlowRow {
     /// `p0`, `seg 4`, or the topic's local name.
     pub on: String,
-    /// `active`, `standby` or `member`.
+    /// `active`, `standby`, `member`, or `subscribing` while the client waits for the broker's
+    /// answer (a STREAM consumer opening newly assigned segments).
     pub role: &'static str,
+    /// Messages the application received from this partition or segment (all incarnations).
+    pub received: u64,
     pub permits: u32,
     /// Shared and Key_Shared only: unacked messages and the per-consumer limit (0 = none).
     pub unacked: Option<(u32, u32)>,
@@ -45,19 +51,41 @@ fn short(w: &World, p: u32) -> String {
     }
 }
 
-/// Every consumer's flow control, in scenario order.
+/// Every consumer's flow control, in scenario order: one row per attachment the client holds
+/// open, connected or still subscribing (a closed one, e.g. a segment reassigned away, is gone).
 pub fn flows(w: &World) -> Vec<ConsumerFlow> {
     (0..w.consumers.len())
         .map(|c| {
             let con = &w.consumers[c];
+            let mut received: BTreeMap<u32, u64> = BTreeMap::new();
+            for r in &con.received {
+                if let Some(m) = w.messages.get(r.msg as usize) {
+                    *received.entry(m.partition).or_default() += 1;
+                }
+            }
+            let got = |p: u32| received.get(&p).copied().unwrap_or(0);
             let mut rows = Vec::new();
-            for att in con.attachments.iter().filter(|a| !a.closed && a.connected) {
+            for att in con.attachments.iter().filter(|a| !a.closed) {
+                if !att.connected {
+                    // Opened, the broker's answer not back yet: no permits given, none counted.
+                    rows.push(FlowRow {
+                        on: short(w, att.partition),
+                        role: "subscribing",
+                        received: got(att.partition),
+                        permits: 0,
+                        unacked: None,
+                        blocked: false,
+                    });
+                    continue;
+                }
                 let part = &w.partitions[att.partition as usize];
                 let Some(sub) = part.subscriptions.get(att.subscription as usize) else { continue };
+                let received = got(att.partition);
                 let row = match &sub.dispatcher {
                     Some(Dispatcher::Single(d)) => FlowRow {
                         on: short(w, att.partition),
                         role: if d.active == Some(att.consumer_id) { "active" } else { "standby" },
+                        received,
                         permits: sub.members.get(&att.consumer_id).map_or(0, |m| m.permits),
                         unacked: None,
                         blocked: false,
@@ -66,6 +94,7 @@ pub fn flows(w: &World) -> Vec<ConsumerFlow> {
                         Some(x) => FlowRow {
                             on: short(w, att.partition),
                             role: "member",
+                            received,
                             permits: x.permits,
                             unacked: Some((x.unacked.unacked, x.unacked.limit)),
                             blocked: x.unacked.blocked,
@@ -76,6 +105,7 @@ pub fn flows(w: &World) -> Vec<ConsumerFlow> {
                         Some(x) => FlowRow {
                             on: short(w, att.partition),
                             role: "member",
+                            received,
                             permits: x.permits,
                             unacked: Some((x.unacked.unacked, x.unacked.limit)),
                             blocked: x.unacked.blocked,
@@ -118,6 +148,36 @@ mod tests {
         assert!(z.rows.iter().all(|r| r.role == "standby"));
         let w = world_at("pulsar-failover.json", 6_500);
         assert_eq!(flows(&w).iter().find(|c| c.name == "consumer-a").unwrap().state, "crashed");
+    }
+
+    /// The scalable tour's last step: consumer-1 has just opened segments 4 and 5 (the broker's
+    /// answer is a millisecond away), then reads from them. The table lists both throughout.
+    #[test]
+    fn a_stream_consumer_lists_the_segments_it_is_opening_then_what_it_received_there() {
+        use crate::sim::model::Simulation;
+        let file = "pulsar-scalable-children-blocked.json";
+        let tour = crate::sim::tour::for_preset(file).unwrap();
+        let mut ahead = world_at(file, 0);
+        let until = Simulation::until(&ahead);
+        Simulation::run_until(&mut ahead, until);
+        let last = tour.pin(&ahead).unwrap().last().unwrap().at;
+        let on = |w: &World| {
+            let f = flows(w);
+            let c = f.iter().find(|c| c.name == "consumer-1").unwrap();
+            c.rows.iter().map(|r| (r.on.clone(), r.role, r.received)).collect::<Vec<_>>()
+        };
+        let rows = on(&world_at(file, last));
+        for seg in ["seg 4", "seg 5"] {
+            assert!(rows.iter().any(|r| r.0 == seg && r.1 == "subscribing"), "{seg} at the tour's last step: {rows:?}");
+        }
+        let w = world_at(file, 30_000);
+        let rows = on(&w);
+        let con = w.consumers.iter().find(|c| &*c.name == "consumer-1").unwrap();
+        assert_eq!(rows.iter().map(|r| r.2).sum::<u64>(), con.received.len() as u64, "every message counted once: {rows:?}");
+        for seg in ["seg 4", "seg 5"] {
+            let r = rows.iter().find(|r| r.0 == seg).unwrap();
+            assert!(r.1 == "active" && r.2 > 0, "{r:?}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub const BG: &str = "#ffffff";
 
 /// The canvas's key hues (Okabe & Ito, without black), in the same order, so a key's dot on the
 /// ring has the colour of its cells on the topology canvas.
-const KEY_HUES: [&str; 7] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];
+pub(super) const KEY_HUES: [&str; 7] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];
 
 pub fn key_hue(colour: u32) -> &'static str {
     KEY_HUES[colour as usize % KEY_HUES.len()]

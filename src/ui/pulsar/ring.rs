@@ -15,10 +15,23 @@ pub const KEYS_SCANNED: usize = 20_000;
 /// Keys placed on the ring (more are counted, not drawn).
 pub const KEYS_SHOWN: usize = 64;
 
+/// The consumers' hues on the ring, by track (cycled past eight; the tracks are numbered too).
+/// Dark enough for 3:1 against the white page and the light track under them (WCAG non-text
+/// contrast), none of them a key hue (the key dots use Okabe–Ito), and ordered so the first
+/// four stay apart for the common colour-vision deficiencies. The draining marks stay ink.
+pub const CONSUMER_COLOURS: [&str; 8] = ["#1D4ED8", "#B35900", "#AA3377", "#117733", "#0E7490", "#332288", "#882255", "#7C2D12"];
+
+/// The colour of the consumer on track `i` (0-based), in the canvas and in the legend alike.
+pub fn consumer_colour(i: usize) -> &'static str {
+    CONSUMER_COLOURS[i % CONSUMER_COLOURS.len()]
+}
+
 /// One consumer's track on the ring.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Track {
     pub consumer: String,
+    /// Its ink on the ring and in the legend (`consumer_colour` of its place).
+    pub colour: &'static str,
     pub ranges: Vec<(u32, u32)>,
     pub hashes: u64,
     pub permits: u32,
@@ -115,10 +128,12 @@ fn ring_of(w: &World, part: &Partition, sub: usize, d: &KeySharedDispatcher) -> 
     let ranges = d.selector.ranges_by_consumer();
     let tracks = d
         .consumers()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let r = ranges.get(&c.consumer_id).cloned().unwrap_or_default();
             Track {
                 consumer: c.name.clone(),
+                colour: consumer_colour(i),
                 hashes: r.iter().map(|&(a, b)| u64::from(b - a) + 1).sum(),
                 ranges: r,
                 permits: c.permits,
@@ -183,7 +198,7 @@ pub fn describe(r: &HashRing) -> String {
     json!({
         "label": r.label,
         "mode": r.mode,
-        "tracks": r.tracks.iter().map(|t| json!({"consumer": t.consumer, "ranges": t.ranges.len(), "hashes": t.hashes,
+        "tracks": r.tracks.iter().map(|t| json!({"consumer": t.consumer, "colour": t.colour, "ranges": t.ranges.len(), "hashes": t.hashes,
             "permits": t.permits, "unacked": t.unacked, "blocked": t.blocked})).collect::<Vec<_>>(),
         "draining": r.draining.iter().map(|d| json!({"hash": d.hash, "key": d.key, "at": d.at, "waiting": d.waiting,
             "pending": d.pending})).collect::<Vec<_>>(),
@@ -218,6 +233,41 @@ mod tests {
         assert!(describe(r).contains("\"draining\":[{"));
         let done = world_at("pulsar-key-shared-join.json", 7_000);
         assert!(rings(&done)[0].draining.is_empty(), "drained once consumer-2 acked");
+    }
+
+    /// WCAG relative luminance of `#rrggbb`.
+    fn luminance(hex: &str) -> f64 {
+        let c = |i: usize| {
+            let v = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if v <= 0.040_45 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * c(1) + 0.7152 * c(3) + 0.0722 * c(5)
+    }
+
+    fn contrast(a: &str, b: &str) -> f64 {
+        let (x, y) = (luminance(a), luminance(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    #[test]
+    fn consumer_colours_are_distinct_contrasting_and_not_key_hues() {
+        let key_hues: Vec<String> = crate::ui::pulsar::paint::KEY_HUES.iter().map(|h| h.to_ascii_uppercase()).collect();
+        for (i, c) in CONSUMER_COLOURS.iter().enumerate() {
+            // The page and the unowned part of a track (paint::FILL_SEALED).
+            for bg in ["#ffffff", "#e5e7eb"] {
+                assert!(contrast(c, bg) >= 3.0, "{c} on {bg}: {:.2}", contrast(c, bg));
+            }
+            assert!(!key_hues.contains(&c.to_ascii_uppercase()), "{c} is a key hue");
+            assert!(!CONSUMER_COLOURS[..i].contains(c), "{c} twice");
+        }
+        assert_eq!(consumer_colour(9), consumer_colour(1));
+        let r = &rings(&world_at("pulsar-key-shared-join.json", 4_200))[0];
+        let colours: Vec<&str> = r.tracks.iter().map(|t| t.colour).collect();
+        assert_eq!(colours, CONSUMER_COLOURS[..4].to_vec(), "one colour per consumer, in track order");
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! Draws a Key_Shared hash ring (`ring::HashRing`) on a `<canvas>` at the device pixel ratio. Each
 //! consumer has its own concentric track (numbered in the notch at the top, named in the legend
-//! beside it), so owners are told apart by place, not hue; owned ranges are ink on a light track.
-//! The outer band holds the run's keys as dots in their key colours; a draining hash (PIP-379)
-//! is a radial mark with its key's name, a ring on the previous owner's track (it must ack first)
-//! and a square on the new owner's (it waits).
+//! beside it) and its own colour (`ring::consumer_colour`, the legend's swatch too): owners are
+//! told apart by place, number and hue. The outer band holds the run's keys as dots in their key
+//! colours; a draining hash (PIP-379) stays ink on a white halo: a dashed radial mark with its
+//! key's name, a ring on the previous owner's track (it must ack first) and a square on the new
+//! owner's (it waits).
 
 use std::f64::consts::TAU;
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::paint::{self, dash, font, key_hue, label, FILL_SEALED, INK, MUTED};
+use super::paint::{self, dash, font, key_hue, label, BG, FILL_SEALED, INK, MUTED};
 use super::ring::{angle, HashRing, HASH_SPACE};
 
 /// Tracks drawn; more consumers are listed, not drawn.
@@ -55,16 +56,16 @@ fn tracks(ctx: &CanvasRenderingContext2d, g: &Geometry, ring: &HashRing) {
     for (t, r) in ring.tracks.iter().zip(&g.track_r) {
         ctx.set_stroke_style_str(FILL_SEALED);
         arc(ctx, g, *r, 0, HASH_SPACE - 1);
-        ctx.set_stroke_style_str(INK);
+        ctx.set_stroke_style_str(t.colour);
         for &(s, e) in &t.ranges {
             arc(ctx, g, *r, s, e);
         }
     }
-    // Track numbers in the notch at the top, matching the legend.
+    // Track numbers in the notch at the top, in the track's colour, matching the legend.
     font(ctx, 9.5, "700");
-    ctx.set_fill_style_str(INK);
     ctx.set_text_align("center");
-    for (i, r) in g.track_r.iter().enumerate() {
+    for ((i, r), t) in g.track_r.iter().enumerate().zip(&ring.tracks) {
+        ctx.set_fill_style_str(t.colour);
         let _ = ctx.fill_text(&(i + 1).to_string(), g.cx, g.cy - r);
     }
     ctx.set_text_align("left");
@@ -94,6 +95,13 @@ fn draining(ctx: &CanvasRenderingContext2d, g: &Geometry, ring: &HashRing) {
         let inner = g.track_r.last().copied().unwrap_or(g.key_r) - g.track_w;
         let (x0, y0) = at(g, inner, a);
         let (x1, y1) = at(g, g.key_r + 12.0, a);
+        // A white halo first, so the ink mark reads over every consumer's colour.
+        ctx.set_stroke_style_str(BG);
+        ctx.set_line_width(4.5);
+        ctx.begin_path();
+        ctx.move_to(x0, y0);
+        ctx.line_to(x1, y1);
+        ctx.stroke();
         ctx.set_stroke_style_str(INK);
         ctx.set_line_width(1.5);
         dash(ctx, 3.0, 2.0);
@@ -106,14 +114,14 @@ fn draining(ctx: &CanvasRenderingContext2d, g: &Geometry, ring: &HashRing) {
             let (x, y) = at(g, r, a);
             ctx.begin_path();
             let _ = ctx.arc(x, y, 5.5, 0.0, TAU);
-            ctx.set_fill_style_str("#ffffff");
+            ctx.set_fill_style_str(BG);
             ctx.fill();
             ctx.set_line_width(2.0);
             ctx.stroke();
         }
         if let Some(r) = d.waiting.as_deref().and_then(track_of) {
             let (x, y) = at(g, r, a);
-            ctx.set_fill_style_str("#ffffff");
+            ctx.set_fill_style_str(BG);
             ctx.fill_rect(x - 4.5, y - 4.5, 9.0, 9.0);
             ctx.set_line_width(2.0);
             ctx.stroke_rect(x - 4.5, y - 4.5, 9.0, 9.0);

@@ -151,8 +151,11 @@ fn ring_legend_html(r: &HashRing) -> String {
     for t in r.tracks.iter() {
         let blocked = if t.blocked { " <span class=\"badge blocked\">BLOCKED</span>" } else { "" };
         h.push_str(&format!(
-            "<li data-consumer=\"{c}\"><strong>{c}</strong> {ranges} ranges, {hashes} hashes · permits {p} · unacked {u}{blocked}</li>",
+            "<li data-consumer=\"{c}\" data-colour=\"{colour}\"><span class=\"track-sw\" style=\"background: {colour}\" \
+             aria-hidden=\"true\"></span><strong style=\"color: {colour}\">{c}</strong> {ranges} ranges, {hashes} hashes · \
+             permits {p} · unacked {u}{blocked}</li>",
             c = esc(&t.consumer),
+            colour = t.colour,
             ranges = t.ranges.len(),
             hashes = t.hashes,
             p = t.permits,
@@ -233,9 +236,9 @@ fn RingFigure() -> impl IntoView {
                 <div class="ring-legend" inner_html=move || shown.with(|r| r.as_ref().map(ring_legend_html).unwrap_or_default())></div>
             </div>
             <ul class="pulsar-key" aria-label="Ring marks">
-                <li><span class="sw owned"></span>"hashes a consumer owns (its numbered track)"</li>
+                <li><span class="sw owned"></span>"hashes a consumer owns (its numbered track, in its colour)"</li>
                 <li><span class="sw key-dot"></span>"a key of the run, in its colour on the canvas"</li>
-                <li><span class="sw drain-at"></span>"draining at the previous owner"</li>
+                <li><span class="sw drain-at"></span>"draining (ink, dashed) at the previous owner"</li>
                 <li><span class="sw drain-wait"></span>"the new owner waits"</li>
             </ul>
         </figure>

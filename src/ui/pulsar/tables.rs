@@ -1,5 +1,5 @@
-//! Pulsar's inspector tables: flow control per consumer (permits, unacked against the limit,
-//! blocked consumers marked), the segments of each scalable topic in words (the DAG's text
+//! Pulsar's inspector tables: flow control per consumer and per partition or segment (messages
+//! received there, permits, unacked against the limit, blocked consumers marked), the segments of each scalable topic in words (the DAG's text
 //! alternative), and per key of a Key_Shared subscription who received it and whether in order.
 
 use std::fmt::Write;
@@ -31,7 +31,7 @@ fn flow_html(w: &World) -> String {
             state = c.state,
         );
         if c.rows.is_empty() {
-            h.push_str("<td colspan=\"3\" class=\"muted\">not connected</td></tr>");
+            h.push_str("<td colspan=\"4\" class=\"muted\">not connected</td></tr>");
             continue;
         }
         for (i, r) in c.rows.iter().enumerate() {
@@ -46,9 +46,11 @@ fn flow_html(w: &World) -> String {
             let blocked = if r.blocked { " <span class=\"badge blocked\" data-testid=\"blocked\">BLOCKED</span>" } else { "" };
             let _ = write!(
                 h,
-                "<td data-on=\"{on}\" data-role=\"{role}\">{on} <span class=\"muted\">{role}</span>{blocked}</td><td class=\"num\">{p}</td><td class=\"num\">{unacked}</td></tr>",
+                "<td data-on=\"{on}\" data-role=\"{role}\" data-received=\"{n}\">{on} <span class=\"muted\">{role}</span>{blocked}</td>\
+                 <td class=\"num\">{n}</td><td class=\"num\">{p}</td><td class=\"num\">{unacked}</td></tr>",
                 on = esc(&r.on),
                 role = r.role,
+                n = r.received,
                 p = r.permits,
             );
         }
@@ -116,6 +118,7 @@ pub fn Tables() -> impl IntoView {
                     <tr>
                         <th>"Consumer"</th>
                         <th>"On"</th>
+                        <th class="num" title="Messages the application received from this partition or segment">"received"</th>
                         <th class="num" title="FLOW permits: messages the broker may still send">"permits"</th>
                         <th class="num" title="Unacked messages / the per-consumer limit that blocks it (it unblocks at half)">"unacked"</th>
                     </tr>
