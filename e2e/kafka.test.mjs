@@ -185,6 +185,12 @@ test('editing: add a consumer, crash one, change the assignor: each is a timelin
 test('screenshots at 1280×800 and 800×600, and axe finds no violations', async () => {
   const { page, errors } = await openPage(ctx, { fragment: '#preset=kafka-eager-join&t=17000' });
   await gantt(page);
+  // The Gantt comes before the legend, so its first lanes are above the fold at 1280×800; the
+  // legend names no RocketMQ-only marks (Kafka has no message filters).
+  const ganttTop = await page.$eval('[data-testid="kafka-gantt-canvas"]', (e) => e.getBoundingClientRect().top);
+  assert.ok(ganttTop < 800 - 80, `the Gantt starts at y=${ganttTop}, below the fold`);
+  const legend = await page.textContent('[data-testid="legend"]');
+  assert.ok(legend.includes('consumed') && !legend.includes('dropped by a filter'), legend);
   await page.screenshot({ path: join(artifacts, 'kafka-eager.png') });
   await page.screenshot({ path: join(artifacts, 'kafka-eager-full.png'), fullPage: true });
   const results = await new AxeBuilder({ page }).analyze();

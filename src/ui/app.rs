@@ -292,8 +292,10 @@ pub fn App() -> impl IntoView {
                 <p id="canvas-focus" class="sr-only" aria-live="polite" data-testid="canvas-focus">
                     {move || canvas_focus.get()}
                 </p>
-                <Legend />
+                // The model's own pictures (Kafka's Gantt, Pulsar's DAG and ring) come before the
+                // legend: at 1280×800 they must start above the fold.
                 {move || models::stage_extra(sim.kind.get())}
+                <Legend />
                 <div class="plots">
                     <figure>
                         <figcaption>

@@ -179,7 +179,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                 let Some(c) = c else { return };
                 ct.update(&*c.model, epoch, animate.then(|| (clock.get(), sim.speed())));
                 if let Some(el) = cv.compare.get_untracked() {
-                    canvas::draw(&el, 1, &*c.model, &ct, clock.get(), ts, !playing || frames.get() % 8 == 0);
+                    let d = canvas::draw(&el, 1, &*c.model, &ct, clock.get(), ts, !playing || frames.get() % 8 == 0);
+                    let _ = el.set_attribute("data-dots", &d.dots.to_string());
                 }
             });
         }

@@ -4,8 +4,14 @@
 
 use leptos::prelude::*;
 
+use super::state::Sim;
+use crate::sim::model::BrokerKind;
+
 #[component]
 pub fn Legend() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    // Only RocketMQ filters messages (tags, SQL92): the other models never draw these marks.
+    let filters = move || sim.kind.get().is_none_or(|k| k == BrokerKind::RocketMq);
     view! {
         <details class="legend" data-testid="legend" open>
             <summary>"Legend"</summary>
@@ -15,10 +21,14 @@ pub fn Legend() -> impl IntoView {
                 <li><i class="cell skipped" aria-hidden="true"></i>"skipped (lost)"</li>
                 <li><i class="cell retrying" aria-hidden="true"></i>"retrying"</li>
                 <li><i class="cell dlq" aria-hidden="true"></i>"dead-lettered"</li>
-                <li><b class="letter">"F N E"</b>" SQL92 FALSE / NULL / error"</li>
+                <Show when=filters>
+                    <li><b class="letter">"F N E"</b>" SQL92 FALSE / NULL / error"</li>
+                </Show>
                 <li><i class="mark-commit" aria-hidden="true"></i>"committed offset"</li>
                 <li><i class="dot" aria-hidden="true"></i>"message moving"</li>
-                <li><b class="glyph">"✕"</b>" dropped by a filter"</li>
+                <Show when=filters>
+                    <li><b class="glyph">"✕"</b>" dropped by a filter"</li>
+                </Show>
                 <li><i class="ring" aria-hidden="true"></i>"heartbeat"</li>
                 <li><b class="glyph">"◆"</b>" heartbeat that overwrote"</li>
                 <li><b class="glyph">"⚠"</b>" differs from the broker"</li>

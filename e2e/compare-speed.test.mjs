@@ -1,0 +1,64 @@
+// The compare view's speed (issue "Your own scenario, whole-run links, embedding in docs, and
+// side-by-side comparison", Speed): with 5,000 messages in flight on each side, the frame loop's
+// work (both models advanced in lockstep, both canvases drawn) keeps p95 < 16 ms.
+// `#bench` opens the generated load scenario playing; "Compare…" opens its first variant beside it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useBrowser, openPage, artifacts } from './harness.mjs';
+
+const ctx = useBrowser();
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
+}
+
+const dotsOf = (testid) => Number(document.querySelector(`[data-testid="${testid}"]`)?.dataset.dots ?? 0);
+
+test('compare view: frame work p95 with 5,000 messages in flight on each side', async () => {
+  const { page, errors } = await openPage(ctx, { fragment: '#bench' });
+  await page.waitForFunction(() => Array.isArray(window.__mqvizFrameMs));
+  await page.click('[data-testid="compare-open"]');
+  const select = page.locator('[data-testid="compare-select"]');
+  const label = await select.locator('option').nth(1).textContent();
+  await select.selectOption({ index: 1 });
+  await page.waitForSelector('[data-testid="canvas-compare"]');
+  await page.waitForFunction(
+    (f) => {
+      const dots = new Function(`return (${f})`)();
+      return dots('canvas-topology') >= 5000 && dots('canvas-compare') >= 5000;
+    },
+    dotsOf.toString(),
+    { timeout: 60000 },
+  );
+  const m = await page.evaluate((f) => {
+    const dots = new Function(`return (${f})`)();
+    return new Promise((resolve) => {
+      const start = window.__mqvizFrameMs.length;
+      const left = [];
+      const right = [];
+      const t0 = performance.now();
+      function frame() {
+        left.push(dots('canvas-topology'));
+        right.push(dots('canvas-compare'));
+        if (performance.now() - t0 < 4000) requestAnimationFrame(frame);
+        else resolve({ work: window.__mqvizFrameMs.slice(start), left, right });
+      }
+      requestAnimationFrame(frame);
+    });
+  }, dotsOf.toString());
+  await page.screenshot({ path: join(artifacts, 'compare-bench.png') });
+  const figures = {
+    variant: label,
+    loopWorkMs: { p50: pct(m.work, 50), p95: pct(m.work, 95), max: pct(m.work, 100), samples: m.work.length },
+    dotsInFlight: { left: Math.min(...m.left), right: Math.min(...m.right) },
+  };
+  writeFileSync(join(artifacts, 'compare-perf.json'), JSON.stringify(figures, null, 2));
+  console.log(`COMPARE PERF ${JSON.stringify(figures)}`);
+  assert.ok(figures.dotsInFlight.left >= 5000 && figures.dotsInFlight.right >= 5000, `dots in flight ${JSON.stringify(figures.dotsInFlight)}`);
+  assert.ok(m.work.length >= 30, `too few frames sampled: ${m.work.length}`);
+  assert.ok(figures.loopWorkMs.p95 < 16, `compare view frame work p95 ${figures.loopWorkMs.p95} ms (target < 16 ms)`);
+  assert.deepEqual(errors, []);
+});
