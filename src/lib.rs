@@ -14,5 +14,7 @@ pub mod bench_kafka;
 pub mod bench_kafka_sim;
 pub mod bench_pulsar;
 pub mod bench_pulsar_sim;
+// The command line has no place in the page.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod cli;
 pub mod fuzz;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::events::Event;
-use super::report::{report_json, report_text, warnings};
+use super::report::warnings;
 use super::scenario::{check_consumer_config, parse_action, Action, GroupProtocol, PartitionRef, SubscriptionSpec, TimedAction};
 use super::world::coordinator_kip848::ModernState;
 use super::world::member_classic::ClientState;
@@ -661,11 +661,13 @@ impl Simulation for World {
     fn warnings(&self) -> Vec<(String, String)> {
         warnings(self)
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report(&self) -> Value {
-        report_json(self)
+        super::report::report_json(self)
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report_text(&self) -> String {
-        report_text(self)
+        super::report::report_text(self)
     }
     fn clone_box(&self) -> Box<dyn Simulation> {
         Box::new(self.clone())

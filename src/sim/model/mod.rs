@@ -131,7 +131,11 @@ pub trait Simulation {
 
     /// Warnings per group, each spelling out its consequence: `(group, text)`.
     fn warnings(&self) -> Vec<(String, String)>;
+    // The page never shows the CLI's report: leaving it out of the browser build keeps its JSON
+    // building out of the wasm the page downloads (the native CLI, tests and WASI builds keep it).
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report(&self) -> Value;
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report_text(&self) -> String;
 
     fn clone_box(&self) -> Box<dyn Simulation>;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::events::Event;
-use super::report::{report_json, report_text, warnings};
+use super::report::warnings;
 use super::scalable::{is_assignable, SegmentLayout};
 use super::scenario::{ack_problems, parse_action, Action, ConsumerKind, TimedAction};
 use super::subscription::KeySharedMode;
@@ -716,11 +716,13 @@ impl Simulation for World {
     fn warnings(&self) -> Vec<(String, String)> {
         warnings(self)
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report(&self) -> Value {
-        report_json(self)
+        super::report::report_json(self)
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report_text(&self) -> String {
-        report_text(self)
+        super::report::report_text(self)
     }
     fn clone_box(&self) -> Box<dyn Simulation> {
         Box::new(self.clone())

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::events::Event;
-use super::report::{allocation_by_strategy, group_members, group_warnings, report_json, report_text};
+use super::report::{allocation_by_strategy, group_members, group_warnings};
 use super::scenario::{parse_action, Action, TimedAction};
 use super::types::{MessageModel, MessageQueue};
 use super::world::{is_system_topic, World};
@@ -523,11 +523,13 @@ impl Simulation for World {
         )
         .collect()
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report(&self) -> Value {
-        report_json(self)
+        super::report::report_json(self)
     }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     fn report_text(&self) -> String {
-        report_text(self)
+        super::report::report_text(self)
     }
     fn clone_box(&self) -> Box<dyn Simulation> {
         Box::new(self.clone())
