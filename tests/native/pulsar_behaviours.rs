@@ -45,7 +45,7 @@ fn keyed_messages_route_by_java_string_hash() {
         json!({"topics": [{"name": "t", "partitions": 4}], "producers": [keyed_producer("t", 20, "key-{i}")]}),
     ));
     for m in &w.messages {
-        let key = m.out.key.as_deref().unwrap();
+        let key = w.key_text(m.out.key).unwrap();
         let part = &w.partitions[m.partition as usize];
         assert_eq!(part.partition_index as u32, java_string_make_hash(key) % 4, "{key}");
         assert!(part.name.ends_with(&format!("-partition-{}", part.partition_index)));
@@ -233,7 +233,7 @@ fn per_key_in_order(w: &World) -> bool {
     for e in w.log.entries() {
         if let Event::Received { msg, .. } = &e.kind {
             let m = &w.messages[*msg as usize];
-            let key = m.out.key.as_deref().unwrap().to_string();
+            let key = w.key_text(m.out.key).unwrap().to_string();
             if last.get(&key).is_some_and(|&prev| prev >= m.out.body.index) {
                 return false;
             }

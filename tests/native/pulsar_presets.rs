@@ -153,7 +153,7 @@ fn key_shared_join_keeps_per_key_order() {
     let mut by_key: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     let mut owner_changes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (_, c, m) in &r {
-        let key = w.messages[*m as usize].out.key.as_deref().unwrap().to_string();
+        let key = w.key_text(w.messages[*m as usize].out.key).unwrap().to_string();
         by_key.entry(key.clone()).or_default().push(w.messages[*m as usize].out.body.index);
         let owners = owner_changes.entry(key).or_default();
         if owners.last() != Some(c) {
@@ -220,7 +220,7 @@ fn poison_jobs_are_dead_lettered_after_four_deliveries() {
     let mut counts: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for c in &w.consumers {
         for r in &c.received {
-            let key = w.messages[r.msg as usize].out.key.as_deref().unwrap().to_string();
+            let key = w.key_text(w.messages[r.msg as usize].out.key).unwrap().to_string();
             counts.entry(key).or_default().push(r.redelivery_count);
         }
     }

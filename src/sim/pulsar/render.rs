@@ -125,7 +125,7 @@ impl World {
                     out,
                     "stored m{msg} {} key={} on {} from {}",
                     self.message_id(*msg),
-                    m.out.key.as_deref().unwrap_or("-"),
+                    self.key_text(m.out.key).unwrap_or("-"),
                     p(m.partition),
                     self.message_producer(*msg)
                 )

@@ -41,7 +41,7 @@ fn received_json(w: &World, r: &super::world::ReceivedRecord) -> Value {
     json!({
         "msg": r.msg,
         "id": message_id(w, r.msg).to_string(),
-        "key": m.out.key.as_deref(),
+        "key": w.key_text(m.out.key),
         "topic": &*w.partitions[m.partition as usize].name,
         "redeliveryCount": r.redelivery_count,
         "at": r.at,
@@ -243,7 +243,7 @@ fn messages_json(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Value {
         let n = deliveries.get(&m).copied().unwrap_or(0);
         let base = |w: &World| {
             let msg = &w.messages[m as usize];
-            json!({"msg": m, "id": message_id(w, m).to_string(), "key": msg.out.key.as_deref(),
+            json!({"msg": m, "id": message_id(w, m).to_string(), "key": w.key_text(msg.out.key),
                    "topic": &*w.partitions[msg.partition as usize].name, "deliveries": n})
         };
         if let Some((text, e)) =
@@ -288,7 +288,7 @@ fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value
                     events.sort_unstable();
                     events.dedup();
                     out.push(json!({
-                        "msg": m, "id": message_id(w, m).to_string(), "key": w.messages[m as usize].out.key.as_deref(),
+                        "msg": m, "id": message_id(w, m).to_string(), "key": w.key_text(w.messages[m as usize].out.key),
                         "topic": &*part.name, "subscription": &**sub_name, "reason": reason, "events": events,
                     }));
                 }

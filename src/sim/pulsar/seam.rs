@@ -466,7 +466,7 @@ impl World {
                 }
             })
             .collect();
-        let keyed = self.messages.iter().any(|m| m.out.key.is_some() || m.out.ordering_key.is_some());
+        let keyed = self.messages.iter().any(|m| m.sticky_key().is_some());
         let labels = if keyed { (0..KEY_COLOURS).map(key_colour_label).collect() } else { Vec::new() };
         View { labels, brokers, topics, producers, groups, consumers }
     }
@@ -475,7 +475,7 @@ impl World {
     /// its key falls in (so colours line up with Key_Shared's hash ranges).
     fn colour_key(&self, m: MsgId) -> u32 {
         let Some(msg) = self.messages.get(m as usize) else { return NO_KEY };
-        if msg.out.key.is_none() && msg.out.ordering_key.is_none() {
+        if msg.sticky_key().is_none() {
             return NO_KEY;
         }
         let part = &self.partitions[msg.partition as usize];
@@ -659,7 +659,7 @@ impl Simulation for World {
             .map(|o| {
                 let e = part.entries[o as usize];
                 let m = &self.messages[e.first_msg as usize];
-                let label: Option<Arc<str>> = m.out.ordering_key.clone().or_else(|| m.out.key.clone());
+                let label: Option<Arc<str>> = m.sticky_key().map(|k| self.keys.name(k));
                 let key = if label.is_some() { key_colour(e.key_make_hash) } else { NO_KEY };
                 Cell { offset: o, msg: e.first_msg, label, key, fate: self.entry_fate(e.first_msg, e.messages), note: None }
             })
@@ -670,10 +670,10 @@ impl Simulation for World {
         let part = &self.partitions[m.partition as usize];
         let id = super::message_id::MessageId { ledger_id: part.ledger_id, entry_id: m.entry, batch_index: m.batch_index };
         let mut properties = vec![("messageId".to_string(), id.to_string())];
-        if let Some(k) = &m.out.key {
+        if let Some(k) = self.key_text(m.out.key) {
             properties.push(("key".into(), k.to_string()));
         }
-        if let Some(k) = &m.out.ordering_key {
+        if let Some(k) = self.key_text(m.out.ordering_key) {
             properties.push(("orderingKey".into(), k.to_string()));
         }
         if let Some(c) = &m.out.copy {
@@ -693,7 +693,7 @@ impl Simulation for World {
             topic: part.name.to_string(),
             partition: Some(m.partition),
             offset: Some(m.entry as u64),
-            label: m.out.ordering_key.as_deref().or(m.out.key.as_deref()).map(str::to_string),
+            label: self.sticky_key_text(m).map(str::to_string),
             body: self.body_text(msg),
             properties,
             producer,

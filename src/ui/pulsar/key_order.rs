@@ -53,7 +53,7 @@ pub fn key_orders(w: &World) -> Vec<SubscriptionKeys> {
                 continue;
             }
             let Some(m) = w.messages.get(msg as usize) else { continue };
-            let Some(key) = m.out.ordering_key.as_deref().or(m.out.key.as_deref()) else { continue };
+            let Some(key) = w.sticky_key_text(m) else { continue };
             let entry = by_key.entry(key.to_string()).or_insert_with(|| {
                 order.push(key.to_string());
                 (KeyOrder { key: key.to_string(), received: 0, by: Vec::new(), out_of_order: None }, None)

@@ -109,7 +109,7 @@ fn keys_of(w: &World, part: &Partition, d: &KeySharedDispatcher) -> (Vec<(String
     let mut more = false;
     for e in part.entries.iter().take(KEYS_SCANNED) {
         let Some(m) = w.messages.get(e.first_msg as usize) else { continue };
-        let Some(key) = m.out.ordering_key.as_deref().or(m.out.key.as_deref()) else { continue };
+        let Some(key) = w.sticky_key_text(m) else { continue };
         if seen.iter().any(|(k, _, _)| k == key) {
             continue;
         }

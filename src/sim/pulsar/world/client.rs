@@ -135,7 +135,7 @@ impl World {
     /// What the application decides for a message it received.
     fn outcome(&mut self, c: u32, d: Delivery) -> Outcome {
         let con = &mut self.consumers[c as usize];
-        let key = self.messages[d.msg as usize].out.key.as_deref();
+        let key = self.messages[d.msg as usize].out.key.map(|k| self.keys.text(k));
         if key.is_some_and(|k| con.ack.nack_keys.iter().any(|n| n == k)) {
             return Outcome::Nack;
         }

@@ -19,6 +19,7 @@ mod client;
 mod commands;
 mod dispatch;
 mod failover;
+pub mod keys;
 mod produce;
 pub mod ranges;
 mod redelivery;
@@ -27,6 +28,7 @@ pub mod state;
 mod subscribe;
 
 pub use dispatch::hold_reason_text;
+pub use keys::{KeyId, KeyTable};
 pub use ranges::ranges_text;
 pub use state::*;
 
@@ -197,6 +199,8 @@ pub struct World {
     pub producers: Vec<Producer>,
     pub consumers: Vec<Consumer>,
     pub messages: Vec<Message>,
+    /// The messages' keys (`Outgoing::key` and `ordering_key` index it).
+    pub keys: KeyTable,
     /// What became of each message (indexed by message id), for the cells of the canvas.
     pub fates: Vec<Fate>,
     /// (message, log event) pairs: the provenance index.
@@ -238,6 +242,7 @@ impl World {
             messages: Vec::new(),
             fates: Vec::new(),
             msg_events: Vec::new(),
+            keys: KeyTable::default(),
             copy_of: BTreeMap::new(),
             groups: Vec::new(),
             owners: Vec::new(),

@@ -2,7 +2,7 @@
 //! containers, and the broker storing entries in a partition's ledger. A publish that reaches a
 //! terminated segment is rejected (`TopicTerminated`) and re-routed with the current layout.
 
-use super::{Action, Entry, Message, Outgoing, World, NO_PRODUCER};
+use super::{Action, Entry, KeyId, Message, Outgoing, World, NO_PRODUCER};
 use crate::sim::model::Fate;
 use crate::sim::pulsar::events::Event;
 use crate::sim::pulsar::hash::make_hash;
@@ -18,8 +18,8 @@ impl World {
         let mut i = first;
         while i < spec.count && spec.time_of(i) <= self.now {
             let script = &mut self.producers[producer as usize].scripts[send as usize];
-            let key = script.key.as_mut().map(|k| k.key(i));
-            let ordering_key = script.ordering_key.as_mut().map(|k| k.key(i));
+            let key = script.key.as_mut().map(|k| k.key(i, &mut self.keys));
+            let ordering_key = script.ordering_key.as_mut().map(|k| k.key(i, &mut self.keys));
             let out = Outgoing {
                 key,
                 ordering_key,
@@ -29,7 +29,7 @@ impl World {
                 copy: None,
                 deliver_at: 0,
             };
-            let partition = self.route(producer, out.key.as_deref());
+            let partition = self.route(producer, out.key);
             self.producers[producer as usize].sent += 1;
             if self.producers[producer as usize].spec.batching.enabled {
                 self.add_to_batch(producer, partition, out);
@@ -52,8 +52,9 @@ impl World {
     }
 
     /// The partition (or segment) a message goes to under the producer's router.
-    fn route(&mut self, producer: u32, key: Option<&str>) -> u32 {
+    fn route(&mut self, producer: u32, key: Option<KeyId>) -> u32 {
         let now = self.now as i64;
+        let key = key.map(|k| self.keys.text(k));
         let p = &mut self.producers[producer as usize];
         let topic = &self.topics[p.topic as usize];
         if let (Some(router), Some(scalable)) = (p.segment_router.as_mut(), topic.scalable.as_ref()) {
@@ -76,7 +77,8 @@ impl World {
         let container = self.producers[producer as usize].containers.entry(partition).or_default();
         let group_key = match spec.batching.batcher {
             BatcherKind::Default => None,
-            BatcherKind::KeyBased => out.ordering_key.clone().or_else(|| out.key.clone()),
+            // Grouped by the key's text: two templates may intern the same text under two ids.
+            BatcherKind::KeyBased => out.ordering_key.or(out.key).map(|k| self.keys.name(k)),
         };
         match container.groups.iter_mut().find(|(k, _)| *k == group_key) {
             Some((_, list)) => list.push(out),
@@ -137,7 +139,7 @@ impl World {
         let latency = self.producers[producer as usize].latency;
         let mut regrouped: Vec<(u32, Vec<Outgoing>)> = Vec::new();
         for m in messages {
-            let target = self.route(producer, m.key.as_deref());
+            let target = self.route(producer, m.key);
             match regrouped.iter_mut().find(|(p, _)| *p == target) {
                 Some((_, list)) => list.push(m),
                 None => regrouped.push((target, vec![m])),
@@ -157,11 +159,10 @@ impl World {
     pub(super) fn store_entry(&mut self, partition: u32, messages: impl ExactSizeIterator<Item = Outgoing>, batched: bool) {
         let mut messages = messages.peekable();
         let Some(first) = messages.peek() else { return };
-        let key_bytes: &[u8] = match (&first.ordering_key, &first.key) {
-            (Some(k), _) | (None, Some(k)) => k.as_bytes(),
-            (None, None) => NONE_KEY,
+        let key_make_hash = match first.ordering_key.or(first.key) {
+            Some(k) => self.keys.make_hash(k),
+            None => make_hash(NONE_KEY),
         };
-        let key_make_hash = make_hash(key_bytes);
         let deliver_at = first.deliver_at;
         let part = &mut self.partitions[partition as usize];
         let entry = part.entries.len() as i64;

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use super::keys::{KeyId, KeyTable};
 use crate::sim::engine::{EventId, Millis};
 use crate::sim::pulsar::cursor::{AckTimeoutTracker, DeadLetterPolicy, ManagedCursor, NegativeAcksTracker, RedeliveryCounts};
 use crate::sim::pulsar::events::{MsgId, Name};
@@ -42,8 +43,9 @@ pub struct CopyOf {
 /// A message on its way to a topic (in a batch container or on the wire).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outgoing {
-    pub key: Option<Name>,
-    pub ordering_key: Option<Name>,
+    /// Keys live in `World::keys`.
+    pub key: Option<KeyId>,
+    pub ordering_key: Option<KeyId>,
     pub body: Body,
     /// Index into `World::producers`, or `NO_PRODUCER` for a client's dead-letter/retry copy.
     pub producer: u32,
@@ -65,12 +67,9 @@ pub struct Message {
 }
 
 impl Message {
-    /// The key Key_Shared hashes: the ordering key if set, else the key, else `NONE_KEY`.
-    pub fn sticky_key(&self) -> &[u8] {
-        match (&self.out.ordering_key, &self.out.key) {
-            (Some(k), _) | (None, Some(k)) => k.as_bytes(),
-            (None, None) => crate::sim::pulsar::key_shared::NONE_KEY,
-        }
+    /// The key Key_Shared hashes: the ordering key if set, else the key (`None`: `NONE_KEY`).
+    pub fn sticky_key(&self) -> Option<KeyId> {
+        self.out.ordering_key.or(self.out.key)
     }
 
     /// The original this message is a copy of (itself when it is not a copy).
@@ -215,7 +214,8 @@ pub struct BatchContainer {
 pub struct KeyTemplate {
     template: Template,
     /// One slot per message index modulo the period, when the template repeats.
-    cache: Vec<Option<Name>>,
+    cache: Vec<Option<KeyId>>,
+    scratch: String,
 }
 
 /// Templates repeating more slowly than this are rendered per message.
@@ -225,20 +225,22 @@ impl KeyTemplate {
     pub fn new(text: &str) -> KeyTemplate {
         let template = Template::new(text);
         let period = template.period(KEY_CACHE_AT_MOST).unwrap_or(0);
-        KeyTemplate { template, cache: vec![None; period as usize] }
+        KeyTemplate { template, cache: vec![None; period as usize], scratch: String::new() }
     }
 
-    pub fn key(&mut self, i: u32) -> Name {
-        let render = |t: &Template| {
-            let mut s = String::new();
-            t.render_into(i, &mut s);
-            Name::from(s.as_str())
-        };
-        if self.cache.is_empty() {
-            return render(&self.template);
+    /// The key of message `i`, interned in `keys`.
+    pub fn key(&mut self, i: u32, keys: &mut KeyTable) -> KeyId {
+        let slot = if self.cache.is_empty() { None } else { Some((i as usize) % self.cache.len()) };
+        if let Some(k) = slot.and_then(|s| self.cache[s]) {
+            return k;
         }
-        let slot = (i as usize) % self.cache.len();
-        self.cache[slot].get_or_insert_with(|| render(&self.template)).clone()
+        self.scratch.clear();
+        self.template.render_into(i, &mut self.scratch);
+        let k = keys.intern(&self.scratch);
+        if let Some(s) = slot {
+            self.cache[s] = Some(k);
+        }
+        k
     }
 }
 
