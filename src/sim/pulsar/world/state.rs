@@ -66,6 +66,9 @@ pub struct Message {
     pub out: Outgoing,
 }
 
+// A million-message run keeps a million of these: the build fails if one grows.
+const _: () = assert!(std::mem::size_of::<Message>() <= 72);
+
 impl Message {
     /// The key Key_Shared hashes: the ordering key if set, else the key (`None`: `NONE_KEY`).
     pub fn sticky_key(&self) -> Option<KeyId> {
