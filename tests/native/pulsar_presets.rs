@@ -52,7 +52,7 @@ fn gap_issues(w: &World) -> Vec<(&'static str, String)> {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::UpstreamGap { issue, text } => Some((*issue, text.to_string())),
+            Event::UpstreamGap { gap } => Some((gap.issue, gap.text.to_string())),
             _ => None,
         })
         .collect()
@@ -81,7 +81,7 @@ fn post_split_backlog_is_read_before_the_children() {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::DrainPolled { drained, .. } if drained.contains(&0) => Some(e.at),
+            Event::DrainPolled { poll, .. } if poll.drained.contains(&0) => Some(e.at),
             _ => None,
         })
         .collect();

@@ -36,6 +36,20 @@ impl RedeliveryReason {
     }
 }
 
+/// What a drain poll found: every segment's backlog, and the segments newly drained.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrainPoll {
+    pub backlogs: Box<str>,
+    pub drained: Box<[u64]>,
+}
+
+/// An upstream gap: the issue that reports it and what happened here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GapNote {
+    pub issue: &'static str,
+    pub text: Box<str>,
+}
+
 /// One log entry. `consumer`, `producer`, `partition`, `topic` and `group` are indices into the
 /// world's tables; `sub` is a subscription's index on its partition; positions are entry ids.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +93,7 @@ pub enum Event {
         sub: u32,
         initial: InitialPosition,
         mark_delete: i64,
-        backlog: u64,
+        backlog: u32,
     },
     MessageStored {
         msg: MsgId,
@@ -120,7 +134,7 @@ pub enum Event {
         cumulative: bool,
         moved: bool,
         mark_delete: i64,
-        backlog: u64,
+        backlog: u32,
     },
     Flow {
         consumer: u32,
@@ -267,7 +281,8 @@ pub enum Event {
     AssignmentSent {
         group: u32,
         consumer: u32,
-        epoch: u64,
+        /// The layout epoch (u32 keeps the entry at 32 bytes; a run makes far fewer layout changes).
+        epoch: u32,
         segments: Box<[u64]>,
     },
     DrainPollScheduled {
@@ -276,19 +291,24 @@ pub enum Event {
     },
     DrainPolled {
         group: u32,
-        backlogs: Box<str>,
-        drained: Box<[u64]>,
+        /// Boxed: a rare event should not widen every log entry.
+        poll: Box<DrainPoll>,
     },
     /// Behaviour that upstream reported as a gap (apache/pulsar#26274, #26434), reproduced as is.
     UpstreamGap {
-        issue: &'static str,
-        text: Box<str>,
+        /// Boxed: a rare event should not widen every log entry.
+        gap: Box<GapNote>,
     },
     /// Behaviour of a specific upstream era, reproduced as is (e.g. a close before PR #26433).
     EraNote {
         text: Box<str>,
     },
 }
+
+// Two log entries per message: the build fails if an event grows past 32 bytes (a log entry
+// past 56).
+const _: () = assert!(std::mem::size_of::<Event>() <= 32);
+const _: () = assert!(std::mem::size_of::<crate::sim::engine::LogEntry<Event>>() <= 56);
 
 /// Without the world an event can only show its indices; `render::event_text` names things.
 impl fmt::Display for Event {

@@ -315,11 +315,11 @@ impl World {
                 let (t, s) = self.group_name(*group);
                 write!(out, "{t} / {s}: drain poll at {at}")
             }
-            DrainPolled { group, backlogs, drained } => {
+            DrainPolled { group, poll } => {
                 let (t, s) = self.group_name(*group);
-                write!(out, "{t} / {s}: drain poll, backlogs {backlogs}; newly drained [{}]", ids(drained))
+                write!(out, "{t} / {s}: drain poll, backlogs {}; newly drained [{}]", poll.backlogs, ids(&poll.drained))
             }
-            UpstreamGap { issue, text } => write!(out, "upstream gap {issue}: {text}"),
+            UpstreamGap { gap } => write!(out, "upstream gap {}: {}", gap.issue, gap.text),
             EraNote { text } => write!(out, "era: {text}"),
         };
     }

@@ -524,7 +524,7 @@ pub fn report_json(w: &World) -> Value {
         .entries()
         .iter()
         .filter_map(|e| match &e.kind {
-            Event::UpstreamGap { issue, text } => Some(json!({"issue": issue, "text": text, "event": e.id.0, "at": e.at})),
+            Event::UpstreamGap { gap } => Some(json!({"issue": gap.issue, "text": gap.text, "event": e.id.0, "at": e.at})),
             _ => None,
         })
         .collect();

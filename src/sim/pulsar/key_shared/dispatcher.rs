@@ -8,8 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::draining::DrainingHashesTracker;
+use super::pending::PendingAcks;
 use super::selector::{in_ranges, lost_ranges, KeySharedError, StickyKeySelector};
-use crate::sim::engine::Millis;
+use crate::sim::engine::{IdMap, Millis};
 use crate::sim::pulsar::defaults::{
     KEY_SHARED_LOOK_AHEAD_PER_CONSUMER, KEY_SHARED_LOOK_AHEAD_PER_SUBSCRIPTION, KEY_SHARED_UNBLOCKING_INTERVAL_MS,
     MAX_UNACKED_MESSAGES_PER_CONSUMER,
@@ -73,17 +74,17 @@ pub struct KeySharedConsumer {
     pub name: String,
     pub permits: u32,
     pub unacked: UnackedLimit,
-    pending_acks: BTreeMap<i64, PendingAck>,
+    pending_acks: PendingAcks<PendingAck>,
 }
 
 impl KeySharedConsumer {
     /// Positions sent and not yet acked, ascending.
     pub fn pending_positions(&self) -> Vec<i64> {
-        self.pending_acks.keys().copied().collect()
+        self.pending_acks.iter().map(|(p, _)| p).collect()
     }
 
     pub fn pending_hash(&self, position: i64) -> Option<u32> {
-        self.pending_acks.get(&position).map(|p| p.hash)
+        self.pending_acks.get(position).map(|p| p.hash)
     }
 }
 
@@ -180,7 +181,7 @@ pub struct KeySharedDispatcher {
     pub selector: StickyKeySelector,
     pub draining: DrainingHashesTracker,
     pub replay: ReplaySet,
-    consumers: BTreeMap<u64, KeySharedConsumer>,
+    consumers: IdMap<KeySharedConsumer>,
     /// Classic: consumer → exclusive join limit, for consumers that joined a busy subscription.
     recently_joined: BTreeMap<u64, i64>,
     skip_next_replay: bool,
@@ -193,7 +194,7 @@ impl KeySharedDispatcher {
             selector,
             draining: DrainingHashesTracker::new(),
             replay: ReplaySet::new(),
-            consumers: BTreeMap::new(),
+            consumers: IdMap::new(),
             recently_joined: BTreeMap::new(),
             skip_next_replay: false,
         }
@@ -229,7 +230,7 @@ impl KeySharedDispatcher {
         if self.consumers.contains_key(&consumer_id) {
             return Err(KeySharedError::DuplicateConsumer { consumer: consumer_id });
         }
-        let before = self.draining_enabled().then(|| self.selector.assignments());
+        let before = self.moved_pending_acks_possible().then(|| self.selector.assignments());
         self.selector.add(consumer_id, name, sticky_ranges)?;
         self.consumers.insert(
             consumer_id,
@@ -238,7 +239,7 @@ impl KeySharedDispatcher {
                 name: name.to_string(),
                 permits,
                 unacked: UnackedLimit::new(self.config.max_unacked_per_consumer),
-                pending_acks: BTreeMap::new(),
+                pending_acks: PendingAcks::default(),
             },
         );
         if let Some(before) = before {
@@ -255,6 +256,12 @@ impl KeySharedDispatcher {
         Ok(())
     }
 
+    /// Whether a membership change can turn pending acks into draining hashes: with nothing
+    /// pending anywhere (a group starting up) the before/after range comparison is skipped.
+    fn moved_pending_acks_possible(&self) -> bool {
+        self.draining_enabled() && self.consumers.values().any(|c| !c.pending_acks.is_empty())
+    }
+
     /// Pending acks of hashes a consumer just lost become draining entries of that consumer.
     fn register_moved_pending_acks(&mut self, before: &[super::selector::HashRangeAssignment], skip: u64) {
         let after = self.selector.assignments();
@@ -263,7 +270,7 @@ impl KeySharedDispatcher {
                 continue;
             }
             let Some(c) = self.consumers.get(&loser) else { continue };
-            for p in c.pending_acks.values().filter(|p| in_ranges(&ranges, p.hash)) {
+            for (_, p) in c.pending_acks.iter().filter(|(_, p)| in_ranges(&ranges, p.hash)) {
                 // Cannot fail: a hash draining at another consumer was never dispatched to this one.
                 let _ = self.draining.add_entry(loser, p.hash);
             }
@@ -275,12 +282,12 @@ impl KeySharedDispatcher {
     pub fn remove_consumer(&mut self, consumer_id: u64) -> Vec<i64> {
         let Some(c) = self.consumers.remove(&consumer_id) else { return Vec::new() };
         let mut replayed = Vec::with_capacity(c.pending_acks.len());
-        for (&position, p) in &c.pending_acks {
+        for (position, p) in c.pending_acks.iter() {
             self.replay.add(position, self.replay_hash(p.hash));
             let _ = self.draining.reduce_ref_count(consumer_id, p.hash, true);
             replayed.push(position);
         }
-        let before = self.draining_enabled().then(|| self.selector.assignments());
+        let before = self.moved_pending_acks_possible().then(|| self.selector.assignments());
         self.selector.remove(consumer_id);
         if let Some(before) = before {
             self.register_moved_pending_acks(&before, consumer_id);
@@ -342,6 +349,15 @@ impl KeySharedDispatcher {
     /// hash may be dispatched to it; anything else is held in the replay set.
     pub fn dispatch(&mut self, entries: &[KeyedEntry], read_type: ReadType) -> KeySharedRound {
         let mut round = KeySharedRound::default();
+        self.dispatch_into(entries, read_type, &mut round);
+        round
+    }
+
+    /// `dispatch` into a round the caller reuses (cleared first): the simulation runs one per read.
+    pub fn dispatch_into(&mut self, entries: &[KeyedEntry], read_type: ReadType, round: &mut KeySharedRound) {
+        round.sends.clear();
+        round.held.clear();
+        round.skip_next_replay = false;
         // Upstream snapshots min(permits, room under the unacked limit) per consumer and counts it
         // down per entry; `record_send` lowers both live, so reading them live is the same.
         let mut held_hashes: BTreeSet<u32> = BTreeSet::new();
@@ -373,7 +389,6 @@ impl KeySharedDispatcher {
         round.skip_next_replay =
             round.sends.is_empty() && !entries.is_empty() && self.consumers.keys().any(|&c| self.permits_left(c) > 0);
         self.skip_next_replay = round.skip_next_replay;
-        round
     }
 
     fn permits_left(&self, consumer: u64) -> u32 {
@@ -437,7 +452,7 @@ impl KeySharedDispatcher {
     fn release_pending(&mut self, consumer_id: u64, position: i64, closing: bool) -> ReadRequest {
         let mut request = ReadRequest::default();
         let Some(c) = self.consumers.get_mut(&consumer_id) else { return request };
-        let Some(p) = c.pending_acks.remove(&position) else { return request };
+        let Some(p) = c.pending_acks.remove(position) else { return request };
         request.consumer_unblocked = c.unacked.remove(p.messages) == LimitChange::Unblocked;
         if self.draining_enabled() {
             if let Ok(Some(_)) = self.draining.reduce_ref_count(consumer_id, p.hash, closing) {

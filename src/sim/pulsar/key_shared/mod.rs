@@ -4,6 +4,7 @@
 pub mod consistent_ring;
 pub mod dispatcher;
 pub mod draining;
+mod pending;
 pub mod range_split;
 pub mod selector;
 pub mod sticky_key;

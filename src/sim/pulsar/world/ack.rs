@@ -41,7 +41,7 @@ impl World {
         let Some(member) = sub.members.get(&consumer_id) else { return };
         let consumer = member.consumer;
         let before = sub.cursor.mark_delete();
-        let mut newly_acked: Vec<i64> = Vec::new();
+        let mut newly_acked = std::mem::take(&mut self.scratch.newly_acked);
         let mut unblocked = Released::default();
         let mut read_after: Option<u64> = None;
         let mut hash_unblocked = false;
@@ -82,7 +82,8 @@ impl World {
                 ks.on_mark_delete(mark_delete);
             }
         }
-        let backlog = sub.cursor.backlog();
+        // The log keeps backlogs as u32 (a run holds far fewer messages), keeping entries small.
+        let backlog = u32::try_from(sub.cursor.backlog()).unwrap_or(u32::MAX);
         let event = self.emit(Event::AcksApplied {
             consumer,
             partition,
@@ -93,9 +94,12 @@ impl World {
             mark_delete,
             backlog,
         });
-        for p in newly_acked {
+        for &p in &newly_acked {
             self.index_entry(partition, p, event);
         }
+        newly_acked.clear();
+        self.scratch.newly_acked = newly_acked;
+        self.recycle_positions(individual);
         if unblocked.consumer_unblocked {
             self.emit(Event::ConsumerUnblocked { consumer, partition, unacked: 0 });
         }

@@ -23,7 +23,7 @@ enum Outcome {
 impl World {
     /// Entries arrive in the receiver queues.
     pub(super) fn handle_deliver(&mut self, items: Vec<DeliverItem>) {
-        let mut touched: Vec<u32> = Vec::new();
+        let mut touched = std::mem::take(&mut self.scratch.touched);
         for &it in &items {
             let Some(con) = self.consumers.get(it.consumer as usize) else { continue };
             if !con.running() {
@@ -68,9 +68,11 @@ impl World {
         self.recycle_items(items);
         touched.sort_unstable();
         touched.dedup();
-        for c in touched {
+        for &c in &touched {
             self.app_drain(c);
         }
+        touched.clear();
+        self.scratch.touched = touched;
     }
 
     /// The application takes messages from the receiver queue until it is busy or the queue is empty.
@@ -135,9 +137,11 @@ impl World {
     /// What the application decides for a message it received.
     fn outcome(&mut self, c: u32, d: Delivery) -> Outcome {
         let con = &mut self.consumers[c as usize];
-        let key = self.messages[d.msg as usize].out.key.map(|k| self.keys.text(k));
-        if key.is_some_and(|k| con.ack.nack_keys.iter().any(|n| n == k)) {
-            return Outcome::Nack;
+        if !con.ack.nack_keys.is_empty() {
+            let key = self.messages[d.msg as usize].out.key.map(|k| self.keys.text(k));
+            if key.is_some_and(|k| con.ack.nack_keys.iter().any(|n| n == k)) {
+                return Outcome::Nack;
+            }
         }
         if con.ack.nack_first > 0 {
             let seen = con.seen.entry(d.msg).or_insert(0);
@@ -247,14 +251,14 @@ impl World {
         if con.pending_acks.is_empty() {
             return;
         }
-        let pending = std::mem::take(&mut con.pending_acks);
+        let mut pending = std::mem::take(&mut con.pending_acks);
         let latency = con.latency;
         let mut per_attachment: Vec<(u32, Vec<i64>, Option<i64>)> = Vec::new();
-        for ack in pending {
+        for ack in pending.drain(..) {
             let slot = match per_attachment.iter().position(|(a, _, _)| *a == ack.attachment) {
                 Some(i) => i,
                 None => {
-                    per_attachment.push((ack.attachment, Vec::new(), None));
+                    per_attachment.push((ack.attachment, self.scratch.positions_pool.pop().unwrap_or_default(), None));
                     per_attachment.len() - 1
                 }
             };
@@ -265,9 +269,13 @@ impl World {
                 individual.push(ack.position);
             }
         }
+        // The emptied buffer keeps its capacity for the next group (an ack group is flushed
+        // about every 100 ms per consumer: this path allocated several times per flush).
+        self.consumers[c as usize].pending_acks = pending;
         for (a, individual, cumulative) in per_attachment {
             let att = &self.consumers[c as usize].attachments[a as usize];
             if !att.connected {
+                self.recycle_positions(individual);
                 continue;
             }
             let (partition, subscription, consumer_id) = (att.partition, att.subscription, att.consumer_id);

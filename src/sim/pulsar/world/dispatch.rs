@@ -296,13 +296,14 @@ impl World {
                 ReadType::Normal
             }
         };
-        let result = ks.dispatch(batch, read_type);
+        let result = &mut self.scratch.key_shared_round;
+        ks.dispatch_into(batch, read_type, result);
         // A replay read that sent nothing makes the next read look ahead at new entries at once.
         if read_type == ReadType::Replay && result.skip_next_replay {
             round.read_new = round.read_new.max(1);
         }
-        round.held = result.held;
-        for (consumer_id, p) in result.sends {
+        round.held = std::mem::take(&mut result.held);
+        for &(consumer_id, p) in &result.sends {
             let Some(member) = sub.members.get(&consumer_id) else { continue };
             round.items.push(DeliverItem {
                 consumer: member.consumer,
@@ -363,17 +364,39 @@ impl World {
                 sub.held.remove(&it.entry);
             }
         }
-        let mut consumers: Vec<u32> = round.items.iter().map(|i| i.consumer).collect();
-        consumers.sort_unstable();
-        consumers.dedup();
+        let consumers = self.distinct_consumers(&round.items);
         self.emit(Event::Dispatched {
             partition,
             sub: s,
             entries: round.items.len() as u32,
-            consumers: consumers.len() as u32,
+            consumers,
             replay: round.replay,
         });
         self.ship(round.items);
+    }
+
+    /// How many consumers a round reaches: marks in a reused table instead of a sort per round.
+    fn distinct_consumers(&mut self, items: &[DeliverItem]) -> u32 {
+        let seen = &mut self.scratch.consumer_seen;
+        seen.resize(self.consumers.len(), false);
+        let mut distinct = 0;
+        for i in items {
+            let mark = &mut seen[i.consumer as usize];
+            distinct += u32::from(!*mark);
+            *mark = true;
+        }
+        for i in items {
+            seen[i.consumer as usize] = false;
+        }
+        distinct
+    }
+
+    /// Keeps a position list that has been read for the next ack group.
+    pub(super) fn recycle_positions(&mut self, mut positions: Vec<i64>) {
+        if self.scratch.positions_pool.len() < 64 {
+            positions.clear();
+            self.scratch.positions_pool.push(positions);
+        }
     }
 
     /// Keeps an emptied delivery buffer for the next round.

@@ -182,6 +182,16 @@ struct Scratch {
     positions: Vec<i64>,
     keyed: Vec<crate::sim::pulsar::key_shared::KeyedEntry>,
     items: Vec<Vec<DeliverItem>>,
+    /// One flag per consumer, all false between uses.
+    consumer_seen: Vec<bool>,
+    /// Consumers a delivery reached (empty between uses).
+    touched: Vec<u32>,
+    /// Emptied position lists (acks on the wire) for the next ack group.
+    positions_pool: Vec<Vec<i64>>,
+    /// Positions an ack group newly acked (empty between uses).
+    newly_acked: Vec<i64>,
+    /// The Key_Shared dispatcher's output, reused from round to round.
+    key_shared_round: crate::sim::pulsar::key_shared::KeySharedRound,
 }
 
 /// The whole simulation state: a plain value, cloneable as a checkpoint.

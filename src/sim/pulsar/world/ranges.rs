@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::sim::pulsar::key_shared::{lost_ranges, HashRangeAssignment};
+use crate::sim::pulsar::key_shared::HashRangeAssignment;
 
 /// At most this many hash ranges are spelled out per consumer.
 const RANGES_SHOWN: usize = 8;
@@ -68,10 +68,19 @@ pub enum Membership {
 /// they own nothing now). Linear in the snapshots: a join only moves hashes to the newcomer, a
 /// leave only away from the leaver, so one direction of `lost_ranges` finds everyone touched.
 pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], change: Membership) -> Vec<(u64, RangeSummary)> {
-    let mut touched: Vec<u64> = match change {
-        Membership::Joined(c) => lost_ranges(before, after).into_keys().chain([c]).collect(),
-        Membership::Left(c) => lost_ranges(after, before).into_keys().chain([c]).collect(),
+    // A join: everyone who lost hashes (they went to the newcomer); a leave: everyone who gained.
+    let mut touched: Vec<u64> = Vec::new();
+    let c = match change {
+        Membership::Joined(c) => {
+            sweep_owners(before, after, |was, _| touched.extend(was));
+            c
+        }
+        Membership::Left(c) => {
+            sweep_owners(before, after, |_, now| touched.extend(now));
+            c
+        }
     };
+    touched.push(c);
     touched.sort_unstable();
     touched.dedup();
     let mut summaries: Vec<RangeSummary> = vec![RangeSummary::default(); touched.len()];
@@ -81,6 +90,38 @@ pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], ch
         }
     }
     touched.into_iter().zip(summaries).collect()
+}
+
+/// Walks two snapshots (ascending, disjoint ranges) over the hash space at once and calls
+/// `differs(owner before, owner after)` for every stretch of hashes whose owner changed. Linear
+/// in the snapshots, with no allocation: a ring of 100 consumers has 10,000 ranges, and every
+/// join and leave compares two of them.
+fn sweep_owners(before: &[HashRangeAssignment], after: &[HashRangeAssignment], mut differs: impl FnMut(Option<u64>, Option<u64>)) {
+    let (mut i, mut j) = (0, 0);
+    let mut h: u64 = 0;
+    loop {
+        while before.get(i).is_some_and(|r| u64::from(r.end) < h) {
+            i += 1;
+        }
+        while after.get(j).is_some_and(|r| u64::from(r.end) < h) {
+            j += 1;
+        }
+        // The owner at h on each side, and where that side next changes.
+        let side = |r: Option<&HashRangeAssignment>| match r {
+            Some(r) if u64::from(r.start) <= h => (Some(r.consumer), u64::from(r.end) + 1),
+            Some(r) => (None, u64::from(r.start)),
+            None => (None, u64::MAX),
+        };
+        let ((was, next_before), (now, next_after)) = (side(before.get(i)), side(after.get(j)));
+        if was != now {
+            differs(was, now);
+        }
+        let next = next_before.min(next_after);
+        if next == u64::MAX {
+            return;
+        }
+        h = next;
+    }
 }
 
 #[cfg(test)]
@@ -100,5 +141,39 @@ mod tests {
         let gone = changed(&after, &before[..2], Membership::Left(3));
         assert!(gone.iter().any(|(id, s)| *id == 3 && s.text() == "none"));
         assert_eq!(ranges_text(&[(0, 1); 9]), "9 ranges covering 18 hashes");
+    }
+
+    /// The sweep finds exactly the consumers `lost_ranges` names, on real rings and on snapshots
+    /// with gaps (STICKY ranges).
+    #[test]
+    fn the_sweep_agrees_with_lost_ranges() {
+        use crate::sim::pulsar::key_shared::{lost_ranges, ConsistentHashRing};
+        let touched = |before: &[HashRangeAssignment], after: &[HashRangeAssignment], change| {
+            changed(before, after, change).into_iter().map(|(id, _)| id).collect::<Vec<u64>>()
+        };
+        let mut ring = ConsistentHashRing::new(100);
+        for c in 0..40u64 {
+            let before = ring.assignments();
+            ring.add(c, &format!("consumer-{c}"));
+            let after = ring.assignments();
+            let mut expected: Vec<u64> = lost_ranges(&before, &after).into_keys().chain([c]).collect();
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(touched(&before, &after, Membership::Joined(c)), expected);
+        }
+        for c in (0..40u64).step_by(3) {
+            let before = ring.assignments();
+            ring.remove(c);
+            let after = ring.assignments();
+            let mut expected: Vec<u64> = lost_ranges(&after, &before).into_keys().chain([c]).collect();
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(touched(&before, &after, Membership::Left(c)), expected);
+        }
+        let gappy = [a(0, 9, 1), a(20, 29, 2), a(40, 49, 3)];
+        let joined = [a(0, 9, 1), a(10, 19, 4), a(20, 24, 2), a(25, 29, 4), a(40, 49, 3)];
+        let ids = |v: Vec<(u64, RangeSummary)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+        assert_eq!(ids(changed(&gappy, &joined, Membership::Joined(4))), vec![2, 4]);
+        assert_eq!(ids(changed(&joined, &gappy, Membership::Left(4))), vec![2, 4]);
     }
 }

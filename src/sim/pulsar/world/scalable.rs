@@ -7,7 +7,7 @@
 use super::{Action, ClientState, World, SEGMENT_GC_INTERVAL};
 use crate::sim::engine::{Millis, SplitMix64};
 use crate::sim::pulsar::cursor::InitialPosition;
-use crate::sim::pulsar::events::{Event, Name};
+use crate::sim::pulsar::events::{DrainPoll, Event, GapNote, Name};
 use crate::sim::pulsar::scalable::{
     gc_candidates, is_segment_drained, plan_merge, plan_prune, plan_split, queue_segments, ClientCloseEra,
     ControlledConsumerType, ControllerStep, CoordinatorConfig, CoordinatorEffect, LayoutError, SegmentLayout,
@@ -142,7 +142,7 @@ impl World {
                     self.emit(Event::AssignmentSent {
                         group,
                         consumer: index,
-                        epoch: assignment.layout_epoch,
+                        epoch: u32::try_from(assignment.layout_epoch).unwrap_or(u32::MAX),
                         segments: segments.clone().into_boxed_slice(),
                     });
                     for s in &assignment.segments {
@@ -202,8 +202,7 @@ impl World {
         let group = self.group_of(t, sub);
         self.emit(Event::DrainPolled {
             group,
-            backlogs: backlogs.join(" ").into_boxed_str(),
-            drained: drained.clone().into_boxed_slice(),
+            poll: Box::new(DrainPoll { backlogs: backlogs.join(" ").into_boxed_str(), drained: drained.clone().into_boxed_slice() }),
         });
         let now = self.now;
         let coordinator = self.coordinator_mut(t, sub).expect("the poll came from this coordinator");
@@ -226,7 +225,8 @@ impl World {
             }
         }
         for gap in fresh {
-            self.emit(Event::UpstreamGap { issue: gap.issue(), text: format!("{sub}: {}", gap_text(&gap)).into_boxed_str() });
+            let text = format!("{sub}: {}", gap_text(&gap)).into_boxed_str();
+            self.emit(Event::UpstreamGap { gap: Box::new(GapNote { issue: gap.issue(), text }) });
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use super::keys::{KeyId, KeyTable};
-use crate::sim::engine::{EventId, Millis};
+use crate::sim::engine::{EventId, IdMap, Millis};
 use crate::sim::pulsar::cursor::{AckTimeoutTracker, DeadLetterPolicy, ManagedCursor, NegativeAcksTracker, RedeliveryCounts};
 use crate::sim::pulsar::events::{MsgId, Name};
 use crate::sim::pulsar::failover::SingleActiveDispatcher;
@@ -124,7 +124,7 @@ pub struct Subscription {
     pub sub_type: SubscriptionType,
     pub key_shared: KeySharedPolicy,
     pub dispatcher: Option<Dispatcher>,
-    pub members: BTreeMap<u64, Member>,
+    pub members: IdMap<Member>,
     pub redelivery: RedeliveryCounts,
     /// When the next read is due, if one is scheduled.
     pub read_at: Option<Millis>,

@@ -186,7 +186,7 @@ impl World {
             sub,
             initial,
             mark_delete: cursor.mark_delete(),
-            backlog: cursor.backlog(),
+            backlog: u32::try_from(cursor.backlog()).unwrap_or(u32::MAX),
         });
         let part = &mut self.partitions[partition as usize];
         let initial_mark_delete = cursor.mark_delete();
@@ -199,7 +199,7 @@ impl World {
             sub_type: SubscriptionType::Exclusive,
             key_shared: KeySharedPolicy::default(),
             dispatcher: None,
-            members: BTreeMap::new(),
+            members: crate::sim::engine::IdMap::new(),
             redelivery: Default::default(),
             read_at: None,
             held: BTreeMap::new(),
