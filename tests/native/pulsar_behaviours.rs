@@ -165,8 +165,8 @@ fn ack_timeout_redelivers_on_shared_with_a_higher_count() {
     let c = consumer(&w, "c");
     let first: Vec<u32> = c.received.iter().filter(|r| r.redelivery_count == 1).map(|r| r.msg).collect();
     assert_eq!(first, vec![0, 1, 2], "each message came back once with redeliveryCount 1");
-    let again = c.received.iter().find(|r| r.redelivery_count == 1).unwrap();
-    assert!((3_000..=4_100).contains(&again.at), "between timeout and timeout + tick: {}", again.at);
+    let again = w.received_at(c.received.iter().find(|r| r.redelivery_count == 1).unwrap());
+    assert!((3_000..=4_100).contains(&again), "between timeout and timeout + tick: {again}");
     assert!(count(&w, |e| matches!(e, Event::AckTimedOut { .. })) >= 1);
     assert!(w.warnings().iter().any(|(_, t)| t.contains("never acks")));
 }
@@ -308,7 +308,7 @@ fn reconsume_later_goes_through_the_retry_topic_then_the_dead_letter_topic() {
     assert_eq!(messages(dlq), 1, "the third reconsume exceeds maxRedeliverCount");
     let c = consumer(&w, "c");
     assert_eq!(c.received.len(), 3);
-    let times: Vec<u64> = c.received.iter().map(|r| r.at).collect();
+    let times: Vec<u64> = c.received.iter().map(|r| w.received_at(r)).collect();
     assert!(times[1] >= times[0] + 1_000 && times[2] >= times[1] + 1_000, "delayed delivery: {times:?}");
 }
 
@@ -335,8 +335,8 @@ fn queue_consumers_read_parent_and_children_without_ordering() {
     let q = consumer(&w, "q");
     assert_eq!(q.received.len(), 40);
     let seg = |m: u32| w.partitions[w.messages[m as usize].partition as usize].segment.unwrap();
-    let first_child = q.received.iter().find(|r| seg(r.msg) >= 2).unwrap().at;
-    let last_parent = q.received.iter().rev().find(|r| seg(r.msg) == 0).unwrap().at;
+    let first_child = w.received_at(q.received.iter().find(|r| seg(r.msg) >= 2).unwrap());
+    let last_parent = w.received_at(q.received.iter().rev().find(|r| seg(r.msg) == 0).unwrap());
     assert!(first_child <= last_parent, "no drain ordering for QUEUE consumers: parent and children are read together");
     assert!(q.received.iter().any(|r| seg(r.msg) == 1), "segment 1 was never split and is read too");
     assert_eq!(count(&w, |e| matches!(e, Event::AssignmentSent { .. })), 0, "no coordinator");
@@ -375,7 +375,7 @@ fn a_crashed_stream_consumer_keeps_its_segments_for_the_grace_period() {
     assert_eq!(b_assignments.last().unwrap(), &(65_000, vec![0, 1]));
     // The messages of a's segment published while it was gone reach b after the eviction.
     let b = consumer(&w, "b");
-    assert!(b.received.iter().any(|r| r.at > 65_000));
+    assert!(b.received.iter().any(|r| w.received_at(r) > 65_000));
     let total: usize = w.consumers.iter().map(|x| x.received.len()).sum();
     assert!(total >= 40);
 

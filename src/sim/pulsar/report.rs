@@ -44,7 +44,7 @@ fn received_json(w: &World, r: &super::world::ReceivedRecord) -> Value {
         "key": w.key_text(m.out.key),
         "topic": &*w.partitions[m.partition as usize].name,
         "redeliveryCount": r.redelivery_count,
-        "at": r.at,
+        "at": w.received_at(r),
         "event": r.event.0,
     })
 }
@@ -360,7 +360,7 @@ fn undelivered_reason(w: &World, t: u32, p: u32, s: usize, entry: i64) -> (Strin
         return (format!("held by the Key_Shared dispatcher: {}", hold_reason_text(*reason)), held.into_iter().collect());
     }
     if sub.delayed.contains(&entry) {
-        return (format!("delayed delivery until {} ms", part.entries[entry as usize].deliver_at), Vec::new());
+        return (format!("delayed delivery until {} ms", part.entries[entry as usize].deliver_at(&w.messages)), Vec::new());
     }
     if let Some(Dispatcher::KeyShared(ks)) = &sub.dispatcher {
         let (start, end) = ks.selector.key_hash_range();

@@ -53,7 +53,7 @@ impl World {
                 let event = self.emit(Event::Received { consumer: it.consumer, msg, redelivery_count: it.redelivery_count });
                 let con = &mut self.consumers[it.consumer as usize];
                 con.stats.received += 1;
-                con.received.push(ReceivedRecord { msg, redelivery_count: it.redelivery_count, at: self.now, event });
+                con.received.push(ReceivedRecord { msg, redelivery_count: it.redelivery_count, event });
                 con.incoming.push_back(Delivery {
                     attachment: it.attachment,
                     msg,

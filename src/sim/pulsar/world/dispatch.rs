@@ -160,6 +160,7 @@ impl World {
     fn round_shared(&mut self, partition: u32, s: u32) -> Option<Round> {
         let max_read = self.scenario.config.max_read_batch as usize;
         let now = self.now;
+        let messages = &self.messages;
         let part = &mut self.partitions[partition as usize];
         let entries = &part.entries;
         let sub = &mut part.subscriptions[s as usize];
@@ -194,10 +195,11 @@ impl World {
                 }
                 round.read_new = read.len();
                 round.exhausted = read.len() < wanted;
-                let (due, later): (Vec<i64>, Vec<i64>) = read.into_iter().partition(|&p| entries[p as usize].deliver_at <= now);
+                let (due, later): (Vec<i64>, Vec<i64>) =
+                    read.into_iter().partition(|&p| entries[p as usize].deliver_at(messages) <= now);
                 for p in later {
                     sub.delayed.insert(p);
-                    round.delayed.push((p, entries[p as usize].deliver_at));
+                    round.delayed.push((p, entries[p as usize].deliver_at(messages)));
                 }
                 due
             }
@@ -249,6 +251,7 @@ impl World {
     ) -> Option<Round> {
         let max_read = self.scenario.config.max_read_batch as usize;
         let now = self.now;
+        let messages = &self.messages;
         let part = &mut self.partitions[partition as usize];
         let entries = &part.entries;
         let sub = &mut part.subscriptions[s as usize];
@@ -286,9 +289,10 @@ impl World {
                 round.read_new = read.len();
                 round.exhausted = read.len() < wanted;
                 for &p in read.iter() {
-                    if entries[p as usize].deliver_at > now {
+                    let deliver_at = entries[p as usize].deliver_at(messages);
+                    if deliver_at > now {
                         sub.delayed.insert(p);
-                        round.delayed.push((p, entries[p as usize].deliver_at));
+                        round.delayed.push((p, deliver_at));
                     } else {
                         batch.push(keyed(p));
                     }

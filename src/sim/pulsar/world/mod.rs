@@ -425,6 +425,11 @@ impl World {
         self.consumers.len() as u32 - 1
     }
 
+    /// When a consumer received what `r` records (the time of its `Received` event).
+    pub fn received_at(&self, r: &ReceivedRecord) -> Millis {
+        self.log.get(r.event).map_or(0, |e| e.at)
+    }
+
     /// The topic a scenario reference names (as written or in full).
     pub fn topic_index(&self, reference: &str) -> Option<usize> {
         self.topics.iter().position(|t| t.written == reference || &*t.name == reference)

@@ -163,12 +163,12 @@ impl World {
             Some(k) => self.keys.make_hash(k),
             None => make_hash(NONE_KEY),
         };
-        let deliver_at = first.deliver_at;
+        let delayed = first.deliver_at > 0;
         let part = &mut self.partitions[partition as usize];
         let entry = part.entries.len() as i64;
         let first_msg = self.messages.len() as u32;
         let count = messages.len() as u32;
-        part.entries.push(Entry { first_msg, messages: count, key_make_hash, deliver_at });
+        part.entries.push(Entry { first_msg, messages: count, key_make_hash, delayed });
         for (b, out) in messages.enumerate() {
             let msg = self.messages.len() as u32;
             let batch_index = batched.then_some(b as u32);

@@ -88,7 +88,22 @@ pub struct Entry {
     pub messages: u32,
     /// `makeHash` of the entry's sticky key (its first message's, as the batch metadata carries it).
     pub key_make_hash: u32,
-    pub deliver_at: Millis,
+    /// A delayed delivery (a retry copy): its time is the first message's `deliver_at`. Kept as a
+    /// flag so an unbatched run holds 16 bytes per entry, not 24.
+    pub delayed: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() <= 16);
+
+impl Entry {
+    /// Not dispatched before this time (0: at once).
+    pub fn deliver_at(&self, messages: &[Message]) -> Millis {
+        if self.delayed {
+            messages.get(self.first_msg as usize).map_or(0, |m| m.out.deliver_at)
+        } else {
+            0
+        }
+    }
 }
 
 /// The dispatcher a subscription runs, fixed by its first consumer.
@@ -350,7 +365,7 @@ pub struct ConsumerStats {
 pub struct ReceivedRecord {
     pub msg: MsgId,
     pub redelivery_count: u32,
-    pub at: Millis,
+    /// The `Received` log event (it carries the time).
     pub event: EventId,
 }
 
