@@ -30,7 +30,7 @@ fn consumer<'a>(w: &'a World, name: &str) -> &'a mqviz::sim::pulsar::world::Cons
 }
 
 fn count(w: &World, pred: impl Fn(&Event) -> bool) -> usize {
-    w.log.entries().iter().filter(|e| pred(&e.kind)).count()
+    w.log.iter().filter(|e| pred(&e.kind)).count()
 }
 
 fn keyed_producer(topic: &str, count: u32, key: &str) -> Value {
@@ -79,7 +79,6 @@ fn a_batch_entry_is_acked_with_its_last_message() {
     ));
     let acks: Vec<(u32, u64)> = w
         .log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::AcksApplied { acked, .. } => Some((*acked, e.at)),
@@ -230,7 +229,7 @@ fn key_shared_join(policy: Value, config: Value) -> World {
 
 fn per_key_in_order(w: &World) -> bool {
     let mut last: BTreeMap<String, u32> = BTreeMap::new();
-    for e in w.log.entries() {
+    for e in w.log.iter() {
         if let Event::Received { msg, .. } = &e.kind {
             let m = &w.messages[*msg as usize];
             let key = w.key_text(m.out.key).unwrap().to_string();
@@ -289,7 +288,7 @@ fn a_zero_queue_consumer_asks_for_one_message_at_a_time() {
                               "receiverQueueSize": 0, "ack": {"mode": "individual", "processMs": 50}}]}),
     ));
     assert_eq!(consumer(&w, "c").received.len(), 5);
-    assert!(w.log.entries().iter().all(|e| !matches!(&e.kind, Event::Flow { permits, .. } if *permits != 1)));
+    assert!(w.log.iter().all(|e| !matches!(&e.kind, Event::Flow { permits, .. } if *permits != 1)));
 }
 
 #[test]
@@ -359,11 +358,10 @@ fn a_crashed_stream_consumer_keeps_its_segments_for_the_grace_period() {
         json!({"scalableTopicConsumerSessionGracePeriodSeconds": 60}),
     );
     let evicted: Vec<u64> =
-        w.log.entries().iter().filter(|e| matches!(e.kind, Event::SessionEvicted { .. })).map(|e| e.at).collect();
+        w.log.iter().filter(|e| matches!(e.kind, Event::SessionEvicted { .. })).map(|e| e.at).collect();
     assert_eq!(evicted, vec![65_000]);
     let b_assignments: Vec<(u64, Vec<u64>)> = w
         .log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::AssignmentSent { consumer, segments, .. } if &*w.consumers[*consumer as usize].name == "b" => {
@@ -418,7 +416,6 @@ fn producers_re_route_when_their_segment_is_terminated() {
     // Order of the controller's steps: children created, parent terminated, then the layout.
     let order: Vec<&str> = w
         .log
-        .entries()
         .iter()
         .filter_map(|e| match e.kind {
             Event::SegmentTopicCreated { .. } => Some("create"),

@@ -16,7 +16,6 @@ fn run(file: &str) -> World {
 /// Every assignment sent to `consumer`: (time, event id, segments).
 fn assignments(w: &World, consumer: &str) -> Vec<(u64, u32, Vec<u64>)> {
     w.log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::AssignmentSent { consumer: c, segments, .. } if &*w.consumers[*c as usize].name == consumer => {
@@ -30,7 +29,6 @@ fn assignments(w: &World, consumer: &str) -> Vec<(u64, u32, Vec<u64>)> {
 /// (time, consumer, message) of every delivery to an application, in log order.
 fn receipts(w: &World) -> Vec<(u64, String, u32)> {
     w.log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::Received { consumer, msg, .. } => Some((e.at, w.consumers[*consumer as usize].name.to_string(), *msg)),
@@ -49,7 +47,6 @@ fn segment_of(w: &World, msg: u32) -> Option<u64> {
 
 fn gap_issues(w: &World) -> Vec<(&'static str, String)> {
     w.log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::UpstreamGap { gap } => Some((gap.issue, gap.text.to_string())),
@@ -78,7 +75,6 @@ fn post_split_backlog_is_read_before_the_children() {
     assert!(last_parent.0 < first_child.0);
     let drained: Vec<u64> = w
         .log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::DrainPolled { poll, .. } if poll.drained.contains(&0) => Some(e.at),
@@ -117,12 +113,12 @@ fn drained_sealed_segment_is_not_redelivered() {
     let b = assignments(&w, "consumer-B");
     assert_eq!(b.last().map(|x| x.2.clone()), Some(vec![0]));
     assert_eq!(assignments(&w, "consumer-A").last().map(|x| x.2.clone()), Some(vec![1, 2]));
-    let reached = w.log.entries().iter().any(|e| {
+    let reached = w.log.iter().any(|e| {
         matches!(&e.kind, Event::ReachedEndOfTopic { consumer, partition }
             if &*w.consumers[*consumer as usize].name == "consumer-B" && w.partitions[*partition as usize].name.ends_with("-0"))
     });
     assert!(reached, "B hears TopicTerminated on segment 0");
-    assert!(w.log.entries().iter().any(|e| matches!(&e.kind, Event::EraNote { text } if text.contains("#26433"))));
+    assert!(w.log.iter().any(|e| matches!(&e.kind, Event::EraNote { text } if text.contains("#26433"))));
     assert!(gap_issues(&w).iter().any(|(_, t)| t.contains("consumer-B is assigned only drained sealed segments")));
     let report = mqviz::sim::model::Simulation::report(&w);
     assert_eq!(report["messages"]["redelivered"].as_array().map(Vec::len), Some(0), "{}", report["messages"]);
@@ -166,9 +162,9 @@ fn key_shared_join_keeps_per_key_order() {
     assert!(!consumer(&w, "consumer-4").received.is_empty(), "the joiner gets keys");
     let moved: Vec<&String> = owner_changes.iter().filter(|(_, o)| o.len() > 1).map(|(k, _)| k).collect();
     assert!(!moved.is_empty(), "some key moved to consumer-4");
-    let draining = w.log.entries().iter().any(|e| matches!(&e.kind, Event::Held { reason: HoldReason::Draining, .. }));
+    let draining = w.log.iter().any(|e| matches!(&e.kind, Event::Held { reason: HoldReason::Draining, .. }));
     assert!(draining, "a moved key was held until its previous owner acked");
-    assert!(w.log.entries().iter().any(|e| matches!(e.kind, Event::DrainingHashes { .. })));
+    assert!(w.log.iter().any(|e| matches!(e.kind, Event::DrainingHashes { .. })));
 }
 
 /// Failover: modulo over the top priority level, 1 s delay, rewind: a's unacked messages go to b.
@@ -185,7 +181,6 @@ fn failover_switch_rewinds_to_the_new_active_consumer() {
     }
     let switched: Vec<u64> = w
         .log
-        .entries()
         .iter()
         .filter_map(|e| match &e.kind {
             Event::ActiveSwitched { active, .. } if &*w.consumers[*active as usize].name == "consumer-b" && e.at > 5_000 => {

@@ -18,6 +18,7 @@
 //! - `world`: brokers, ledgers, dispatchers, cursors, clients and scalable-topic controllers on
 //!   one event queue, one file per concern;
 //! - `events`: the typed, causal event log, small entries naming things by index;
+//! - `log`: that log stored compactly (per-message events as 24-byte slots), decoded on demand;
 //! - `render`: each event as one stable line (what the log shows and the digest hashes);
 //! - `seam`: `impl Simulation` (command checks, the neutral View, Trace, cells, provenance);
 //! - `report`: the run report, warnings and the reasons traced through the log.
@@ -28,6 +29,7 @@ pub mod events;
 pub mod failover;
 pub mod hash;
 pub mod key_shared;
+pub mod log;
 pub mod message_id;
 pub mod render;
 pub mod replay;

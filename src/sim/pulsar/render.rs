@@ -334,9 +334,9 @@ impl World {
     pub fn log_digest(&self) -> u64 {
         let mut h = Fnv1a64::new();
         let mut line = String::new();
-        for e in self.log.entries() {
+        for e in self.log.iter() {
             line.clear();
-            write_prefix(e, &mut line);
+            write_prefix(&e, &mut line);
             self.write_event(&e.kind, &mut line);
             line.push('\n');
             h.update(line.as_bytes());

@@ -247,7 +247,7 @@ fn messages_json(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Value {
                    "topic": &*w.partitions[msg.partition as usize].name, "deliveries": n})
         };
         if let Some((text, e)) =
-            steps.iter().find(|(_, e)| matches!(w.log.get(EventId(*e)).map(|x| &x.kind), Some(Event::DeadLettered { .. })))
+            steps.iter().find(|(_, e)| matches!(w.log.get(EventId(*e)).map(|x| x.kind), Some(Event::DeadLettered { .. })))
         {
             let mut v = base(w);
             v["reason"] = json!(text);
@@ -382,8 +382,10 @@ fn undelivered_reason(w: &World, t: u32, p: u32, s: usize, entry: i64) -> (Strin
     )
 }
 
+/// The last event `pred` accepts, among those the log keeps whole (every kind but stored and
+/// received, which no caller looks for).
 fn last_event(w: &World, pred: impl Fn(&Event) -> bool) -> Option<u32> {
-    w.log.entries().iter().rev().find(|e| pred(&e.kind)).map(|e| e.id.0)
+    w.log.rare().rev().find(|(_, _, kind)| pred(kind)).map(|(id, _, _)| id.0)
 }
 
 /// Warnings of one subscription (`View::groups[g]`), each spelling out its consequence.
@@ -521,19 +523,17 @@ pub fn report_json(w: &World) -> Value {
     let prov = provenance(w);
     let gaps: Vec<Value> = w
         .log
-        .entries()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            Event::UpstreamGap { gap } => Some(json!({"issue": gap.issue, "text": gap.text, "event": e.id.0, "at": e.at})),
+        .rare()
+        .filter_map(|(id, at, kind)| match kind {
+            Event::UpstreamGap { gap } => Some(json!({"issue": gap.issue, "text": gap.text, "event": id.0, "at": at})),
             _ => None,
         })
         .collect();
     let eras: Vec<Value> = w
         .log
-        .entries()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            Event::EraNote { text } => Some(json!({"text": text, "event": e.id.0, "at": e.at})),
+        .rare()
+        .filter_map(|(id, at, kind)| match kind {
+            Event::EraNote { text } => Some(json!({"text": text, "event": id.0, "at": at})),
             _ => None,
         })
         .collect();

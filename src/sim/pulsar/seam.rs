@@ -599,10 +599,10 @@ impl Simulation for World {
         self.log.len()
     }
     fn log_time(&self, i: usize) -> Millis {
-        self.log.get(EventId(i as u32)).map_or(0, |e| e.at)
+        self.log.at(EventId(i as u32)).unwrap_or(0)
     }
     fn log_cause(&self, i: usize) -> Option<usize> {
-        self.log.get(EventId(i as u32)).and_then(|e| e.cause).map(|c| c.0 as usize)
+        self.log.cause(EventId(i as u32)).flatten().map(|c| c.0 as usize)
     }
     fn log_text(&self, i: usize) -> String {
         self.log.get(EventId(i as u32)).map(|e| self.event_text(&e.kind)).unwrap_or_default()
@@ -631,10 +631,8 @@ impl Simulation for World {
         self.log.get(EventId(i as u32)).and_then(|e| e.kind.message())
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
-        let entries = self.log.entries();
-        let to = to.min(entries.len());
-        for (i, e) in entries.iter().enumerate().take(to).skip(from) {
-            if let Some(t) = self.trace_one(&e.kind) {
+        for i in from..to.min(self.log.len()) {
+            if let Some(t) = self.log.get(EventId(i as u32)).and_then(|e| self.trace_one(&e.kind)) {
                 out(i, t);
             }
         }

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
+use crate::sim::engine::{EventId, EventQueue, Millis, SplitMix64};
+use crate::sim::pulsar::log::PulsarLog;
 use crate::sim::model::Fate;
 use crate::sim::pulsar::events::{Event, MsgId, Name, RedeliveryReason};
 use crate::sim::pulsar::routing::{partition_switch_ms, partition_topic_name, PartitionRouter};
@@ -200,7 +201,7 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     pub now: Millis,
     queue: EventQueue<Action>,
-    pub log: EventLog<Event>,
+    pub log: PulsarLog,
     rng: SplitMix64,
     pub brokers: Vec<Name>,
     pub topics: Vec<Topic>,
@@ -242,7 +243,7 @@ impl World {
             scenario: scenario.clone(),
             now: 0,
             queue: EventQueue::default(),
-            log: EventLog::default(),
+            log: PulsarLog::default(),
             rng: SplitMix64::new(scenario.seed),
             brokers: scenario.brokers.iter().map(|b| name(b)).collect(),
             topics: Vec::new(),
@@ -427,7 +428,7 @@ impl World {
 
     /// When a consumer received what `r` records (the time of its `Received` event).
     pub fn received_at(&self, r: &ReceivedRecord) -> Millis {
-        self.log.get(r.event).map_or(0, |e| e.at)
+        self.log.at(r.event).unwrap_or(0)
     }
 
     /// The topic a scenario reference names (as written or in full).
