@@ -357,8 +357,7 @@ fn a_crashed_stream_consumer_keeps_its_segments_for_the_grace_period() {
         json!([{"at": 10000, "action": "produce", "producer": "p", "send": {"count": 20, "intervalMs": 10, "key": "late-{i}"}}]),
         json!({"scalableTopicConsumerSessionGracePeriodSeconds": 60}),
     );
-    let evicted: Vec<u64> =
-        w.log.iter().filter(|e| matches!(e.kind, Event::SessionEvicted { .. })).map(|e| e.at).collect();
+    let evicted: Vec<u64> = w.log.iter().filter(|e| matches!(e.kind, Event::SessionEvicted { .. })).map(|e| e.at).collect();
     assert_eq!(evicted, vec![65_000]);
     let b_assignments: Vec<(u64, Vec<u64>)> = w
         .log

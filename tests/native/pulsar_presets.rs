@@ -177,7 +177,10 @@ fn failover_switch_rewinds_to_the_new_active_consumer() {
     assert!(!unacked_at_a.is_empty(), "a crashed holding unacked messages");
     let b = consumer(&w, "consumer-b");
     for m in &unacked_at_a {
-        assert!(b.received.iter().any(|r| r.msg == *m && w.received_at(r) >= 6_001), "m{m} was not redelivered to b after the 1 s delay");
+        assert!(
+            b.received.iter().any(|r| r.msg == *m && w.received_at(r) >= 6_001),
+            "m{m} was not redelivered to b after the 1 s delay"
+        );
     }
     let switched: Vec<u64> = w
         .log

@@ -369,13 +369,7 @@ impl World {
             }
         }
         let consumers = self.distinct_consumers(&round.items);
-        self.emit(Event::Dispatched {
-            partition,
-            sub: s,
-            entries: round.items.len() as u32,
-            consumers,
-            replay: round.replay,
-        });
+        self.emit(Event::Dispatched { partition, sub: s, entries: round.items.len() as u32, consumers, replay: round.replay });
         self.ship(round.items);
     }
 

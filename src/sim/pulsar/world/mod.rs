@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::sim::engine::{EventId, EventQueue, Millis, SplitMix64};
-use crate::sim::pulsar::log::PulsarLog;
 use crate::sim::model::Fate;
 use crate::sim::pulsar::events::{Event, MsgId, Name, RedeliveryReason};
+use crate::sim::pulsar::log::PulsarLog;
 use crate::sim::pulsar::routing::{partition_switch_ms, partition_topic_name, PartitionRouter};
 use crate::sim::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter};
 use crate::sim::pulsar::scenario::{self, ConsumerSpec, RoutingMode, Scenario, TimedAction, TopicKind};

@@ -96,7 +96,11 @@ pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], ch
 /// `differs(owner before, owner after)` for every stretch of hashes whose owner changed. Linear
 /// in the snapshots, with no allocation: a ring of 100 consumers has 10,000 ranges, and every
 /// join and leave compares two of them.
-fn sweep_owners(before: &[HashRangeAssignment], after: &[HashRangeAssignment], mut differs: impl FnMut(Option<u64>, Option<u64>)) {
+fn sweep_owners(
+    before: &[HashRangeAssignment],
+    after: &[HashRangeAssignment],
+    mut differs: impl FnMut(Option<u64>, Option<u64>),
+) {
     let (mut i, mut j) = (0, 0);
     let mut h: u64 = 0;
     loop {

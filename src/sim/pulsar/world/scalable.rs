@@ -202,7 +202,10 @@ impl World {
         let group = self.group_of(t, sub);
         self.emit(Event::DrainPolled {
             group,
-            poll: Box::new(DrainPoll { backlogs: backlogs.join(" ").into_boxed_str(), drained: drained.clone().into_boxed_slice() }),
+            poll: Box::new(DrainPoll {
+                backlogs: backlogs.join(" ").into_boxed_str(),
+                drained: drained.clone().into_boxed_slice(),
+            }),
         });
         let now = self.now;
         let coordinator = self.coordinator_mut(t, sub).expect("the poll came from this coordinator");
