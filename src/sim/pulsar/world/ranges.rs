@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::sim::pulsar::key_shared::selector::sweep_owners;
 use crate::sim::pulsar::key_shared::HashRangeAssignment;
 
 /// At most this many hash ranges are spelled out per consumer.
@@ -66,17 +67,17 @@ pub enum Membership {
 
 /// The consumers whose ranges changed between two snapshots, with their new summary (empty when
 /// they own nothing now). Linear in the snapshots: a join only moves hashes to the newcomer, a
-/// leave only away from the leaver, so one direction of `lost_ranges` finds everyone touched.
+/// leave only away from the leaver, so one side of `sweep_owners` finds everyone touched.
 pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], change: Membership) -> Vec<(u64, RangeSummary)> {
     // A join: everyone who lost hashes (they went to the newcomer); a leave: everyone who gained.
     let mut touched: Vec<u64> = Vec::new();
     let c = match change {
         Membership::Joined(c) => {
-            sweep_owners(before, after, |was, _| touched.extend(was));
+            sweep_owners(before, after, |was, _, _, _| touched.extend(was));
             c
         }
         Membership::Left(c) => {
-            sweep_owners(before, after, |_, now| touched.extend(now));
+            sweep_owners(before, after, |_, now, _, _| touched.extend(now));
             c
         }
     };
@@ -90,42 +91,6 @@ pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], ch
         }
     }
     touched.into_iter().zip(summaries).collect()
-}
-
-/// Walks two snapshots (ascending, disjoint ranges) over the hash space at once and calls
-/// `differs(owner before, owner after)` for every stretch of hashes whose owner changed. Linear
-/// in the snapshots, with no allocation: a ring of 100 consumers has 10,000 ranges, and every
-/// join and leave compares two of them.
-fn sweep_owners(
-    before: &[HashRangeAssignment],
-    after: &[HashRangeAssignment],
-    mut differs: impl FnMut(Option<u64>, Option<u64>),
-) {
-    let (mut i, mut j) = (0, 0);
-    let mut h: u64 = 0;
-    loop {
-        while before.get(i).is_some_and(|r| u64::from(r.end) < h) {
-            i += 1;
-        }
-        while after.get(j).is_some_and(|r| u64::from(r.end) < h) {
-            j += 1;
-        }
-        // The owner at h on each side, and where that side next changes.
-        let side = |r: Option<&HashRangeAssignment>| match r {
-            Some(r) if u64::from(r.start) <= h => (Some(r.consumer), u64::from(r.end) + 1),
-            Some(r) => (None, u64::from(r.start)),
-            None => (None, u64::MAX),
-        };
-        let ((was, next_before), (now, next_after)) = (side(before.get(i)), side(after.get(j)));
-        if was != now {
-            differs(was, now);
-        }
-        let next = next_before.min(next_after);
-        if next == u64::MAX {
-            return;
-        }
-        h = next;
-    }
 }
 
 #[cfg(test)]
