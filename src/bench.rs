@@ -79,6 +79,33 @@ fn bench_throughput(n: u64, provenance: &[bool], budget: u64) {
     }
 }
 
+/// The page's `#bench=N` load scenario run to its end, as the browser runs it (provenance on,
+/// the default memory budget unless `--memory-budget` says otherwise): where memory goes when
+/// pulls and client-side filter drops are as many as the messages.
+fn bench_load(n: u64, budget: Option<u64>) {
+    let s =
+        crate::sim::rocketmq::scenario::parse_scenario(&crate::sim::presets::load_scenario(n)).expect("load scenario is valid");
+    let start = Instant::now();
+    let mut w = World::new(s);
+    if let Some(b) = budget {
+        w.memory_budget = b;
+    }
+    w.run_to_end();
+    let secs = start.elapsed().as_secs_f64();
+    let stored = w.messages.len() as u64;
+    println!(
+        "load (the page's #bench={n}): {stored} messages stored by t={} in {secs:.3} s, {:.2} M msgs/s, {} log events, model holds {} ({:.0} bytes/message)",
+        w.now,
+        stored as f64 / secs / 1e6,
+        w.log().len(),
+        crate::sim::rocketmq::world::budget::mb(w.memory_bytes()),
+        w.memory_bytes() as f64 / stored.max(1) as f64
+    );
+    if let Some(stop) = &w.budget_stop {
+        println!("  stopped early: {}", stop.message());
+    }
+}
+
 fn bench_allocate() {
     let mq_all: Vec<MessageQueue> =
         (0..10_000u32).map(|i| MessageQueue::new("T", format!("room{}@broker-{}", i % 3, i % 10), i / 10)).collect();
@@ -154,6 +181,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     match which {
         "throughput" => bench_throughput(n, provenance, budget),
+        "load" => bench_load(n, option("--memory-budget").and_then(|v| v.parse::<u64>().ok()).map(|mb| mb * 1_000_000)),
         "allocate" => bench_allocate(),
         "sql92" => bench_sql92(),
         "filters" => crate::bench_filters::bench_filter_manager(),

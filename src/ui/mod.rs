@@ -25,7 +25,7 @@ mod url;
 
 pub use app::App;
 pub use inspector::Inspector;
-pub use state::{bench_scenario, Sim};
+pub use state::Sim;
 
 /// Mounts the app on `<body>`; panics become console errors instead of a silent dead page.
 pub fn mount() {

@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn the_bench_scenario_spawns_dots_and_series() {
-        let mut sim = parse(&crate::ui::bench_scenario(240_000)).unwrap();
+        let mut sim = parse(&crate::sim::presets::load_scenario(240_000)).unwrap();
         let mut t = Tracker::default();
         let mut clock = 0.0;
         for step in 1..=50u64 {

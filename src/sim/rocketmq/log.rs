@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use super::broker::Broker;
-use super::events::{Event, MsgId, Name};
+use super::events::{Event, MsgId, Name, PullStatus};
 use super::store::Message;
+use super::types::MessageQueue;
 use super::world::World;
 use crate::sim::engine::{EventId, LogEntry, Millis};
 use crate::sim::hash::{fnv1a64_extend, FNV1A64_OFFSET};
@@ -41,8 +42,39 @@ enum Slot {
         table_owner: u32,
         verdict: u8,
     },
+    /// `ClientFiltered`: the expression and, for a pull sent before a switch, the one in force
+    /// when it returned (`NO_NAME` when none).
+    ClientFiltered {
+        msg: MsgId,
+        client: u32,
+        expression: u32,
+        current: u32,
+    },
+    /// `PullServed`, one per pull response: an index into `Log::pulls`.
+    Pull(u32),
     Whole(u32),
 }
+
+const NO_NAME: u32 = u32::MAX;
+
+/// A `PullServed` event in 48 bytes instead of a whole event (pulls are about as many as the
+/// messages when queues are fed slowly). Error statuses stay whole events.
+#[derive(Clone, Copy, Debug)]
+struct PullSlot {
+    offset: u64,
+    next: u64,
+    broker: u32,
+    client: u32,
+    topic: u32,
+    queue_broker: u32,
+    queue_id: u32,
+    found: u32,
+    expression: u32,
+    status: u8,
+}
+
+const PULL_STATUSES: [PullStatus; 4] =
+    [PullStatus::Found, PullStatus::NoNewMsg, PullStatus::NoMatchedMsg, PullStatus::OffsetIllegal];
 
 /// Names and expressions as small ids: a log of millions of entries names a handful of them.
 #[derive(Clone, Debug, Default)]
@@ -85,6 +117,7 @@ pub struct Log {
     /// (first entry, time) at each change of time.
     times: Vec<(u32, Millis)>,
     whole: Vec<Event>,
+    pulls: Vec<PullSlot>,
     names: Interner,
 }
 
@@ -145,6 +178,30 @@ impl Log {
                     verdict,
                 }
             }
+            Event::ClientFiltered { msg, ref client, ref expression, ref current } => Slot::ClientFiltered {
+                msg,
+                client: self.names.id(client),
+                expression: self.names.id_of_str(expression),
+                current: current.as_deref().map_or(NO_NAME, |c| self.names.id_of_str(c)),
+            },
+            Event::PullServed { ref broker, ref client, ref mq, offset, next, ref status, found, ref expression }
+                if PULL_STATUSES.contains(status) =>
+            {
+                let pull = PullSlot {
+                    offset,
+                    next,
+                    broker: self.names.id(broker),
+                    client: self.names.id(client),
+                    topic: self.names.id(&mq.topic),
+                    queue_broker: self.names.id(&mq.broker),
+                    queue_id: mq.queue_id,
+                    found,
+                    expression: expression.as_deref().map_or(NO_NAME, |e| self.names.id_of_str(e)),
+                    status: PULL_STATUSES.iter().position(|s| s == status).unwrap_or(0) as u8,
+                };
+                self.pulls.push(pull);
+                Slot::Pull(self.pulls.len() as u32 - 1)
+            }
             other => {
                 self.whole.push(other);
                 Slot::Whole(self.whole.len() as u32 - 1)
@@ -164,7 +221,11 @@ impl Log {
     /// The message an entry is about, without decoding it.
     pub fn message(&self, i: usize) -> Option<MsgId> {
         match self.slots.get(i)? {
-            Slot::Stored { msg } | Slot::Consumed { msg, .. } | Slot::BrokerFiltered { msg, .. } => Some(*msg),
+            Slot::Stored { msg }
+            | Slot::Consumed { msg, .. }
+            | Slot::BrokerFiltered { msg, .. }
+            | Slot::ClientFiltered { msg, .. } => Some(*msg),
+            Slot::Pull(_) => None,
             Slot::Whole(w) => self.whole[*w as usize].message(),
         }
     }
@@ -174,7 +235,8 @@ impl Log {
         match self.slots.get(i) {
             Some(Slot::Stored { .. }) => "store",
             Some(Slot::Consumed { .. }) => "consume",
-            Some(Slot::BrokerFiltered { .. }) => "filter",
+            Some(Slot::BrokerFiltered { .. } | Slot::ClientFiltered { .. }) => "filter",
+            Some(Slot::Pull(_)) => "pull",
             Some(Slot::Whole(w)) => self.whole[*w as usize].kind(),
             None => "",
         }
@@ -187,6 +249,7 @@ impl Log {
             + self.causes.len() * size_of::<u32>()
             + self.times.len() * size_of::<(u32, Millis)>()
             + self.whole.len() * (size_of::<Event>() + 64)
+            + self.pulls.len() * size_of::<PullSlot>()
             + self.names.bytes()
     }
 }
@@ -231,6 +294,25 @@ impl<'a> LogView<'a> {
                 table_owner: log.names.get(table_owner).clone(),
                 verdict: VERDICTS.get(verdict as usize).copied(),
             },
+            Slot::ClientFiltered { msg, client, expression, current } => Event::ClientFiltered {
+                msg,
+                client: log.names.get(client).clone(),
+                expression: log.names.get(expression).to_string(),
+                current: (current != NO_NAME).then(|| log.names.get(current).to_string()),
+            },
+            Slot::Pull(p) => {
+                let p = log.pulls[p as usize];
+                Event::PullServed {
+                    broker: log.names.get(p.broker).clone(),
+                    client: log.names.get(p.client).clone(),
+                    mq: MessageQueue::new(log.names.get(p.topic).clone(), log.names.get(p.queue_broker).clone(), p.queue_id),
+                    offset: p.offset,
+                    next: p.next,
+                    status: PULL_STATUSES[p.status as usize].clone(),
+                    found: p.found,
+                    expression: (p.expression != NO_NAME).then(|| log.names.get(p.expression).to_string()),
+                }
+            }
             Slot::Whole(w) => log.whole[w as usize].clone(),
         }
     }
@@ -323,4 +405,56 @@ fn write_line(s: &mut String, entry: &LogEntry<Event>) {
         None => s.push_str("cause=- "),
     }
     let _ = write!(s, "{}", entry.kind);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rocketmq::scenario::parse_scenario;
+
+    /// Pull responses and client-side drops are as many as the messages in a slowly fed group:
+    /// they are stored compactly and must decode to exactly the event that was logged.
+    #[test]
+    fn pulls_and_client_filter_drops_decode_to_the_events_logged() {
+        let world = World::new(
+            parse_scenario(
+                r#"{"format": "mqviz-scenario/1", "name": "t", "until": 1000, "brokers": [{"name": "b"}],
+                "topics": [{"name": "T", "queues": 1}], "groups": []}"#,
+            )
+            .expect("valid"),
+        );
+        let name = |s: &str| Name::from(s);
+        let mq = MessageQueue::new("T", "b", 3);
+        let pull = |status: PullStatus, expression: Option<&str>| Event::PullServed {
+            broker: name("b"),
+            client: name("c1"),
+            mq: mq.clone(),
+            offset: 1 << 40,
+            next: (1 << 40) + 32,
+            status,
+            found: 32,
+            expression: expression.map(str::to_string),
+        };
+        let events = [
+            Event::ClientFiltered { msg: 7, client: name("c1"), expression: "TagA".into(), current: None },
+            Event::ClientFiltered { msg: 8, client: name("c2"), expression: "TagA".into(), current: Some("TagB".into()) },
+            pull(PullStatus::Found, Some("TagA || TagB")),
+            pull(PullStatus::NoNewMsg, None),
+            pull(PullStatus::NoMatchedMsg, Some("")),
+            pull(PullStatus::OffsetIllegal, Some("TagA")),
+            pull(PullStatus::Error("SUBSCRIPTION_NOT_EXIST"), None),
+        ];
+        let mut log = Log::default();
+        for (i, e) in events.iter().enumerate() {
+            log.push(&[], &[], i as Millis, None, e.clone());
+        }
+        assert_eq!(log.pulls.len(), 4, "the four ordinary statuses are compact");
+        assert_eq!(log.whole.len(), 1, "an error status stays a whole event");
+        let view = LogView { log: &log, world: &world };
+        for (i, e) in events.iter().enumerate() {
+            assert_eq!(view.kind_of(i).to_string(), e.to_string());
+            assert_eq!(log.kind(i), e.kind());
+            assert_eq!(log.message(i), e.message());
+        }
+    }
 }

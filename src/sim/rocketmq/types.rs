@@ -1,18 +1,20 @@
 //! Value types shared by every part of the RocketMQ model.
 
 use std::fmt;
+use std::sync::Arc;
 
-/// `org.apache.rocketmq.common.message.MessageQueue`: ordered by topic, then broker name
+/// `org.apache.rocketmq.common.message.MessageQueue`: shared names, so the copies that every
+/// pull, reply and record carries cost a reference count, not two allocations. Ordered by topic, then broker name
 /// (Java `String.compareTo`, i.e. UTF-16 code units), then queue id, exactly as `compareTo`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MessageQueue {
-    pub topic: String,
-    pub broker: String,
+    pub topic: Arc<str>,
+    pub broker: Arc<str>,
     pub queue_id: u32,
 }
 
 impl MessageQueue {
-    pub fn new(topic: impl Into<String>, broker: impl Into<String>, queue_id: u32) -> Self {
+    pub fn new(topic: impl Into<Arc<str>>, broker: impl Into<Arc<str>>, queue_id: u32) -> Self {
         MessageQueue { topic: topic.into(), broker: broker.into(), queue_id }
     }
 

@@ -80,7 +80,7 @@ pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<Mes
         for b in &w.brokers {
             if let Some((read, _)) = b.topics.get(&topic) {
                 for q in 0..*read {
-                    let mq = MessageQueue::new(&topic, &*b.name, q);
+                    let mq = MessageQueue::new(topic.as_str(), &*b.name, q);
                     let holders: Vec<&str> = members
                         .iter()
                         .map(|&c| &w.consumers[c])

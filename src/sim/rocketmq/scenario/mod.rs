@@ -26,6 +26,9 @@ pub struct Scenario {
     pub producers: Vec<ProducerSpec>,
     pub groups: Vec<GroupSpec>,
     pub timeline: Vec<TimedAction>,
+    /// `memoryBudgetMb`: what the run may hold before it stops cleanly (`world::budget`); the
+    /// default fits a browser tab.
+    pub memory_budget_mb: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -53,6 +53,9 @@ pub fn parse_action(v: &Value, path: &str) -> Result<TimedAction, Vec<PathError>
     }
 }
 
+/// 1 TB: a budget is a ceiling, so any size a machine could hold is accepted.
+const MAX_MEMORY_BUDGET_MB: u64 = 1_000_000;
+
 /// The scenario and, aligned with its sorted timeline, the JSON path each entry came from.
 fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
     let (env, mut o) = read_envelope(v, e)?;
@@ -73,6 +76,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
             timeline.push((a, p));
         }
     }
+    let memory_budget_mb = o.u64_in("memoryBudgetMb", 1, MAX_MEMORY_BUDGET_MB, e);
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
     timeline.sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
@@ -88,6 +92,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
         producers,
         groups,
         timeline,
+        memory_budget_mb,
     };
     Some((scenario, paths))
 }

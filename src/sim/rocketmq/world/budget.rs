@@ -110,6 +110,21 @@ mod tests {
     }
 
     #[test]
+    fn a_scenario_sets_its_own_budget() {
+        let text = r#"{"format": "mqviz-scenario/1", "name": "b", "until": 600000, "memoryBudgetMb": 2,
+            "brokers": [{"name": "b"}], "topics": [{"name": "T", "queues": 4}],
+            "producers": [{"id": "p", "sends": [{"at": 1000, "topic": "T", "tag": "A", "body": "m{i}", "count": 50000, "intervalMs": 0}]}],
+            "groups": [{"name": "g", "consumers": [{"clientId": "c", "subscriptions": {"T": "A"}}]}]}"#;
+        let mut w = World::new(parse_scenario(text).expect("valid"));
+        assert_eq!(w.memory_budget, 2_000_000);
+        w.run_to_end();
+        let stop = w.budget_stop.clone().expect("a 2 MB budget stops a 50,000-message run");
+        assert!(stop.message().contains("memory budget of 2.0 MB"), "{}", stop.message());
+        let bad = parse_scenario(&text.replace(r#""memoryBudgetMb": 2"#, r#""memoryBudgetMb": 0"#)).unwrap_err();
+        assert!(format!("{bad:?}").contains("$.memoryBudgetMb"), "{bad:?}");
+    }
+
+    #[test]
     fn the_default_budget_leaves_ordinary_runs_alone() {
         let mut w = world(2_000);
         w.run_to_end();

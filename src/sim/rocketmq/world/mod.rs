@@ -113,7 +113,9 @@ enum ConsumerTimer {
 
 #[derive(Clone, Debug)]
 enum Action {
-    Command(scenario::Action),
+    /// Boxed, as the other wide payloads below: the queue moves every action a few times, and
+    /// the common ones (pulls, consume completions) are small.
+    Command(Box<scenario::Action>),
     ProduceNext {
         producer: usize,
         send: usize,
@@ -167,7 +169,7 @@ enum Action {
     },
     PullArrive {
         broker: usize,
-        req: PullRequest,
+        req: Box<PullRequest>,
     },
     PullResponse {
         pq: PqRef,
@@ -411,7 +413,7 @@ impl World {
             last_emitted: None,
             group_models,
             trace_messages: true,
-            memory_budget: DEFAULT_MEMORY_BUDGET,
+            memory_budget: scenario.memory_budget_mb.map_or(DEFAULT_MEMORY_BUDGET, |mb| mb.saturating_mul(1_000_000)),
             budget_stop: None,
             steps: 0,
         };
@@ -429,7 +431,7 @@ impl World {
             }
         }
         for a in &scenario.timeline {
-            w.queue.push(a.at, None, Action::Command(a.action.clone()));
+            w.queue.push(a.at, None, Action::Command(Box::new(a.action.clone())));
         }
         for b in 0..w.brokers.len() {
             w.queue.push(EXPIRY_SCAN_INTERVAL, None, Action::ExpiryScan { broker: b });
@@ -497,7 +499,7 @@ impl World {
     /// Enters a command at the current time (or later): the UI's edits go through here.
     pub fn handle_command(&mut self, cmd: TimedAction) {
         let at = cmd.at.max(self.now);
-        self.queue.push(at, None, Action::Command(cmd.action));
+        self.queue.push(at, None, Action::Command(Box::new(cmd.action)));
     }
 
     /// Runs the next event if it is due at or before `limit`. Returns false when none is.
@@ -605,7 +607,7 @@ impl World {
     /// Each arm is one call: the transitions live in the files named after their concern.
     fn dispatch(&mut self, action: Action) {
         match action {
-            Action::Command(cmd) => self.handle_command_now(cmd),
+            Action::Command(cmd) => self.handle_command_now(*cmd),
             Action::ProduceNext { producer, send, i } => self.handle_produce(producer, send, i),
             Action::StoreArrive { msg, attempt } => self.handle_store_arrive(msg, attempt),
             Action::SendRefused { msg, attempt, reason } => self.handle_send_refused(msg, attempt, reason),
@@ -616,7 +618,7 @@ impl World {
             Action::ConsumerListArrive { broker, c, inc, topic } => self.handle_consumer_list_request(broker, c, inc, topic),
             Action::ConsumerListReply { c, inc, topic, cids } => self.handle_consumer_list_reply(c, inc, topic, cids),
             Action::PullSend { pq } => self.handle_pull_send(pq),
-            Action::PullArrive { broker, req } => self.handle_pull_arrive(broker, req),
+            Action::PullArrive { broker, req } => self.handle_pull_arrive(broker, *req),
             Action::PullResponse { pq, pull, status, next, msgs } => self.handle_pull_response(pq, pull, status, next, msgs),
             Action::HoldCheck { broker } => self.handle_hold_check(broker),
             Action::ConsumeDone { pq, msgs, started_at } => self.handle_consume_done(pq, msgs, started_at),

@@ -52,7 +52,7 @@ impl World {
             }
         }
         let con = &self.consumers[c];
-        let Some(sd) = con.subs.get(&mq.topic).cloned() else {
+        let Some(sd) = con.subs.get(&*mq.topic).cloned() else {
             self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
             return;
         };
@@ -74,7 +74,7 @@ impl World {
         };
         pq.outstanding_pull = Some(OutstandingPull { id, subscription: sd });
         self.consumers[c].stats.pulls += 1;
-        self.schedule(latency, Action::PullArrive { broker: b, req });
+        self.schedule(latency, Action::PullArrive { broker: b, req: Box::new(req) });
     }
 
     pub(super) fn handle_pull_arrive(&mut self, b: usize, req: PullRequest) {
@@ -117,16 +117,15 @@ impl World {
             });
             Some((PullStatus::Error(code), req.offset, Vec::new()))
         };
-        let Some((read, _)) = broker.topics.get(&mq.topic).copied() else { return error(self, "TOPIC_NOT_EXIST") };
+        let Some((read, _)) = broker.topics.get(&*mq.topic).copied() else { return error(self, "TOPIC_NOT_EXIST") };
         if mq.queue_id >= read {
             return error(self, "SYSTEM_ERROR");
         }
         let Some(info) = broker.groups.get(&*group) else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
-        let Some(sub) = info.subscription_table.get(&mq.topic).cloned() else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
+        let Some(sub) = info.subscription_table.get(&*mq.topic).cloned() else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
         if sub.sub_version < req.sub_version {
             return error(self, "SUBSCRIPTION_NOT_LATEST");
         }
-        let writer = broker.table_writer.get(&(group.to_string(), mq.topic.clone())).cloned().unwrap_or_else(|| name("?"));
         // The filter that actually runs: the table's tag expression, or for SQL92 the filter data
         // registered by heartbeats (which is not the table's expression when that one did not compile).
         let (sql, running_expression) = match &sub.expression_type {
@@ -185,7 +184,13 @@ impl World {
                     }
                 }
             }
-            if self.trace_messages {
+            if self.trace_messages && !skipped.is_empty() {
+                // Looked up only when a filter dropped something: the key is two owned strings.
+                let writer = self.brokers[b]
+                    .table_writer
+                    .get(&(group.to_string(), mq.topic.to_string()))
+                    .cloned()
+                    .unwrap_or_else(|| name("?"));
                 for &(m, verdict) in &skipped {
                     self.emit(Event::BrokerFiltered {
                         msg: m,
@@ -195,6 +200,8 @@ impl World {
                         verdict,
                     });
                 }
+            }
+            if self.trace_messages {
                 for &m in &collisions {
                     let tag = self.messages[m as usize].tag().clone().unwrap_or_else(|| name(""));
                     self.emit(Event::TagHashCollision {
@@ -418,7 +425,7 @@ impl World {
                     }
                     self.consumers[c].stats.client_filtered += 1;
                     if self.trace_messages {
-                        let current = self.consumers[c].subs.get(&mq.topic).map(|s| s.sub_string.clone());
+                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.clone());
                         let expression = sent_with.sub_string.clone();
                         let current = current.filter(|s| *s != expression);
                         self.emit(Event::ClientFiltered { msg: m, client: client.clone(), expression, current });

@@ -120,7 +120,7 @@ impl World {
                 }
                 MessageModel::Clustering => {
                     // GET_CONSUMER_LIST_BY_GROUP goes to one broker of the topic, picked at random.
-                    let brokers: BTreeSet<&str> = route.iter().map(|q| q.broker.as_str()).collect();
+                    let brokers: BTreeSet<&str> = route.iter().map(|q| &*q.broker).collect();
                     let brokers: Vec<&str> = brokers.into_iter().collect();
                     let pick = if brokers.len() > 1 { self.rng.below(brokers.len() as u64) as usize } else { 0 };
                     let Some(b) = self.broker_index(brokers[pick]) else { continue };
@@ -130,7 +130,7 @@ impl World {
         }
         // truncateMessageQueueNotMyTopic: no offset persist.
         let con = &self.consumers[c];
-        let stale: Vec<MessageQueue> = con.pqs.keys().filter(|mq| !con.subs.contains_key(&mq.topic)).cloned().collect();
+        let stale: Vec<MessageQueue> = con.pqs.keys().filter(|mq| !con.subs.contains_key(&*mq.topic)).cloned().collect();
         for mq in stale {
             self.remove_process_queue(c, &mq, DropReason::NotSubscribed);
         }
@@ -166,10 +166,10 @@ impl World {
         if let Strategy::Config { queues } = &mut strategy {
             for q in queues.iter_mut() {
                 if q.topic.is_empty() {
-                    q.topic = topic.to_string();
+                    q.topic = topic.into();
                 }
             }
-            queues.retain(|q| q.topic == topic);
+            queues.retain(|q| &*q.topic == topic);
         }
         match allocate::allocate(&strategy, &client, &mq_all, &cid_all) {
             Ok(result) => {
@@ -189,7 +189,7 @@ impl World {
     pub(super) fn apply_allocation(&mut self, c: usize, topic: &str, set: BTreeSet<MessageQueue>, cid_all: Vec<String>) {
         let now = self.now;
         // 1. Drop what is no longer ours, or whose pull chain has been silent for 120 s.
-        let owned: Vec<MessageQueue> = self.consumers[c].pqs.keys().filter(|mq| mq.topic == topic).cloned().collect();
+        let owned: Vec<MessageQueue> = self.consumers[c].pqs.keys().filter(|mq| &*mq.topic == topic).cloned().collect();
         let mut to_remove = Vec::new();
         for mq in &owned {
             let pq = &self.consumers[c].pqs[mq];
@@ -246,7 +246,7 @@ impl World {
             self.message_queue_changed(c, topic);
         }
         let working: BTreeSet<&MessageQueue> =
-            self.consumers[c].pqs.iter().filter(|(mq, pq)| mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect();
+            self.consumers[c].pqs.iter().filter(|(mq, pq)| &*mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect();
         if working != set.iter().collect::<BTreeSet<_>>() {
             self.note_unbalanced(c);
         }

@@ -111,7 +111,7 @@ impl World {
 
     /// `commitOffset` at broker `b`: overwrite (it may go back), and remember who wrote it.
     pub(super) fn commit_offset(&mut self, b: usize, group: &Name, mq: &MessageQueue, offset: u64, writer: OffsetWriter) {
-        let key = (mq.topic.clone(), group.to_string(), mq.queue_id);
+        let key = (mq.topic.to_string(), group.to_string(), mq.queue_id);
         let broker = &mut self.brokers[b];
         let previous = broker.offsets.insert(key.clone(), offset).map(|o| (o, broker.offset_writers.get(&key).copied()));
         broker.offset_writers.insert(key, writer);

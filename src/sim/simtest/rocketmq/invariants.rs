@@ -516,7 +516,7 @@ fn liveness_applies(w: &World, running: &[usize]) -> bool {
         }),
         Strategy::Config { queues } => w.brokers.iter().all(|b| {
             b.topics.iter().all(|(_, (read, _))| {
-                (0..*read).all(|q| queues.iter().any(|mq| mq.broker == *b.name && mq.queue_id == q && mq.topic.is_empty()))
+                (0..*read).all(|q| queues.iter().any(|mq| *mq.broker == *b.name && mq.queue_id == q && mq.topic.is_empty()))
             })
         }),
         Strategy::ConsistentHash { virtual_nodes } => *virtual_nodes > 0,
