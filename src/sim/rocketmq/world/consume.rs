@@ -89,7 +89,7 @@ impl World {
         if clustering && !pq.lock_usable(now) {
             // tryLockLaterAndReconsume(10 ms)
             pq.orderly_task = OrderlyTask::Waiting;
-            self.schedule(ORDERLY_RELOCK_DELAY, Action::OrderlyRelock { pq: r.clone() });
+            self.schedule(ORDERLY_RELOCK_DELAY, Action::OrderlyRelock { pq: Box::new(r.clone()) });
             return;
         }
         let Some((_, &m)) = pq.in_flight.iter().next() else {
@@ -97,7 +97,7 @@ impl World {
             return;
         };
         pq.orderly_task = OrderlyTask::Listening { msg: m, started_at: now, until: now + delay };
-        self.schedule(delay, Action::OrderlyConsumeDone { pq: r.clone(), msg: m });
+        self.schedule(delay, Action::OrderlyConsumeDone { pq: Box::new(r.clone()), msg: m });
     }
 
     /// A scheduled orderly task starts (`submitConsumeRequestLater`).
@@ -118,7 +118,7 @@ impl World {
             return;
         }
         let delay = if self.lock_queue(r.c, &r.mq) { ORDERLY_RELOCK_DELAY } else { ORDERLY_RELOCK_RETRY };
-        self.schedule(delay, Action::OrderlyResume { pq: r });
+        self.schedule(delay, Action::OrderlyResume { pq: Box::new(r) });
     }
 
     /// The orderly listener returns. SUCCESS commits and the loop goes on at once;
@@ -156,7 +156,7 @@ impl World {
             pq.orderly_task = OrderlyTask::Waiting;
             self.emit(Event::ConsumeFailed { msg: m, client, reconsume_times: times });
             // SUSPEND_CURRENT_QUEUE_A_MOMENT: the same message again after 1 s; the queue waits.
-            self.schedule(SUSPEND_ORDERLY, Action::OrderlyResume { pq: r });
+            self.schedule(SUSPEND_ORDERLY, Action::OrderlyResume { pq: Box::new(r) });
             return;
         }
         self.record_consumed(&r, m, started_at, times, false, lock);

@@ -111,6 +111,10 @@ enum ConsumerTimer {
     LockRenew,
 }
 
+// A burst of sends queues one action per message (a million at one instant in `bench
+// throughput`), so the queue's memory is this size times the messages in flight.
+const _: () = assert!(std::mem::size_of::<Action>() <= 72);
+
 #[derive(Clone, Debug)]
 enum Action {
     /// Boxed, as the other wide payloads below: the queue moves every action a few times, and
@@ -165,14 +169,14 @@ enum Action {
         cids: Option<Vec<String>>,
     },
     PullSend {
-        pq: PqRef,
+        pq: Box<PqRef>,
     },
     PullArrive {
         broker: usize,
         req: Box<PullRequest>,
     },
     PullResponse {
-        pq: PqRef,
+        pq: Box<PqRef>,
         pull: PullRequestId,
         status: PullStatus,
         next: u64,
@@ -182,20 +186,20 @@ enum Action {
         broker: usize,
     },
     ConsumeDone {
-        pq: PqRef,
+        pq: Box<PqRef>,
         msgs: Vec<MsgId>,
         started_at: Millis,
     },
     /// An orderly consume task starts (`submitConsumeRequestLater` / after a lock retry).
     OrderlyResume {
-        pq: PqRef,
+        pq: Box<PqRef>,
     },
     /// `tryLockLaterAndReconsume`: lock the queue again, then resume.
     OrderlyRelock {
-        pq: PqRef,
+        pq: Box<PqRef>,
     },
     OrderlyConsumeDone {
-        pq: PqRef,
+        pq: Box<PqRef>,
         msg: MsgId,
     },
     /// A one-way request (offset commit, unlock) reaches its broker.
@@ -617,14 +621,14 @@ impl World {
             Action::RebalanceWakeUp { c, inc } => self.handle_rebalance_wake_up(c, inc),
             Action::ConsumerListArrive { broker, c, inc, topic } => self.handle_consumer_list_request(broker, c, inc, topic),
             Action::ConsumerListReply { c, inc, topic, cids } => self.handle_consumer_list_reply(c, inc, topic, cids),
-            Action::PullSend { pq } => self.handle_pull_send(pq),
+            Action::PullSend { pq } => self.handle_pull_send(*pq),
             Action::PullArrive { broker, req } => self.handle_pull_arrive(broker, *req),
-            Action::PullResponse { pq, pull, status, next, msgs } => self.handle_pull_response(pq, pull, status, next, msgs),
+            Action::PullResponse { pq, pull, status, next, msgs } => self.handle_pull_response(*pq, pull, status, next, msgs),
             Action::HoldCheck { broker } => self.handle_hold_check(broker),
-            Action::ConsumeDone { pq, msgs, started_at } => self.handle_consume_done(pq, msgs, started_at),
-            Action::OrderlyResume { pq } => self.handle_orderly_resume(pq),
-            Action::OrderlyRelock { pq } => self.handle_orderly_relock(pq),
-            Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(pq, msg),
+            Action::ConsumeDone { pq, msgs, started_at } => self.handle_consume_done(*pq, msgs, started_at),
+            Action::OrderlyResume { pq } => self.handle_orderly_resume(*pq),
+            Action::OrderlyRelock { pq } => self.handle_orderly_relock(*pq),
+            Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(*pq, msg),
             Action::OnewayArrive { id } => self.handle_oneway_arrive(id),
             Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
             Action::RetryDeliver { msg } => self.handle_store(msg),

@@ -30,13 +30,13 @@ impl World {
             _ => 0,
         };
         if pq.in_flight.len() > CACHED_MESSAGES_THRESHOLD || (!orderly_clustering && span > CONSUME_CONCURRENTLY_MAX_SPAN) {
-            self.schedule(PULL_DELAY_FLOW_CONTROL, Action::PullSend { pq: r });
+            self.schedule(PULL_DELAY_FLOW_CONTROL, Action::PullSend { pq: Box::new(r) });
             return;
         }
         if orderly_clustering {
             if !pq.locked {
                 // "pull message later because not locked in broker"
-                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
+                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: Box::new(r) });
                 return;
             }
             if !pq.previously_locked {
@@ -53,7 +53,7 @@ impl World {
         }
         let con = &self.consumers[c];
         let Some(sd) = con.subs.get(&*mq.topic).cloned() else {
-            self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
+            self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: Box::new(r) });
             return;
         };
         let commit_offset =
@@ -86,7 +86,7 @@ impl World {
     fn respond_to_pull(&mut self, req: PullRequest, status: PullStatus, next: u64, msgs: Vec<MsgId>) {
         let latency = self.consumers[req.consumer].latency;
         let pq = PqRef { c: req.consumer, inc: req.incarnation, mq: req.mq, pq: req.pq };
-        self.schedule(latency, Action::PullResponse { pq, pull: req.id, status, next, msgs });
+        self.schedule(latency, Action::PullResponse { pq: Box::new(pq), pull: req.id, status, next, msgs });
     }
 
     /// `PullMessageProcessor.processRequest`. Returns `None` when the request is held.
@@ -444,10 +444,10 @@ impl World {
                     } else {
                         let delay = self.consumers[c].spec.consume_time_ms;
                         let started_at = self.now;
-                        self.schedule(delay, Action::ConsumeDone { pq: r.clone(), msgs: kept, started_at });
+                        self.schedule(delay, Action::ConsumeDone { pq: Box::new(r.clone()), msgs: kept, started_at });
                     }
                 }
-                self.schedule(0, Action::PullSend { pq: r });
+                self.schedule(0, Action::PullSend { pq: Box::new(r) });
             }
             PullStatus::NoNewMsg | PullStatus::NoMatchedMsg => {
                 let con = &mut self.consumers[c];
@@ -458,11 +458,11 @@ impl World {
                     let e = con.offsets.entry(mq.clone()).or_insert(0);
                     *e = (*e).max(next);
                 }
-                self.schedule(0, Action::PullSend { pq: r });
+                self.schedule(0, Action::PullSend { pq: Box::new(r) });
             }
             PullStatus::OffsetIllegal => self.fix_illegal_offset(r, next),
             PullStatus::Error(_) => {
-                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: r });
+                self.schedule(PULL_DELAY_ON_EXCEPTION, Action::PullSend { pq: Box::new(r) });
             }
         }
     }

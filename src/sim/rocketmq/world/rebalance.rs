@@ -232,7 +232,7 @@ impl World {
             let pq = self.create_process_queue(c, mq, next, source);
             added.push(mq.queue_id);
             let inc = self.consumers[c].incarnation;
-            self.schedule(PULL_DISPATCH_DELAY, Action::PullSend { pq: PqRef { c, inc, mq: mq.clone(), pq } });
+            self.schedule(PULL_DISPATCH_DELAY, Action::PullSend { pq: Box::new(PqRef { c, inc, mq: mq.clone(), pq }) });
         }
         if !all_locked {
             self.rebalance_later(c, REBALANCE_LATER_ON_LOCK_FAILURE);
