@@ -21,7 +21,7 @@ const NO_CAUSE: u32 = u32::MAX;
 
 // What one entry costs besides its cause (4 bytes) and, rarely, a whole event: a regression
 // here multiplies by millions.
-const _: () = assert!(std::mem::size_of::<Slot>() <= 20);
+const _: () = assert!(std::mem::size_of::<Slot>() <= 12);
 
 /// One entry: a per-message event in a few words, or the index of a whole event.
 #[derive(Clone, Copy, Debug)]
@@ -32,30 +32,38 @@ enum Slot {
     },
     Consumed {
         msg: MsgId,
-        client: u32,
+        client: NameId,
         reconsume_times: u32,
     },
     BrokerFiltered {
         msg: MsgId,
-        client: u32,
-        expression: u32,
-        table_owner: u32,
+        client: NameId,
+        expression: NameId,
+        table_owner: NameId,
         verdict: u8,
     },
     /// `ClientFiltered`: the expression and, for a pull sent before a switch, the one in force
     /// when it returned (`NO_NAME` when none).
     ClientFiltered {
         msg: MsgId,
-        client: u32,
-        expression: u32,
-        current: u32,
+        client: NameId,
+        expression: NameId,
+        current: NameId,
     },
     /// `PullServed`, one per pull response: an index into `Log::pulls`.
     Pull(u32),
     Whole(u32),
 }
 
-const NO_NAME: u32 = u32::MAX;
+/// An interned name in a slot: two bytes keep a slot at 12 (a run names a handful of clients
+/// and expressions; past 65,535 names an event is kept whole).
+type NameId = u16;
+const NO_NAME: NameId = NameId::MAX;
+const NO_PULL_NAME: u32 = u32::MAX;
+
+fn short(id: u32) -> Option<NameId> {
+    NameId::try_from(id).ok().filter(|&id| id != NO_NAME)
+}
 
 /// A `PullServed` event in 48 bytes instead of a whole event (pulls are about as many as the
 /// messages when queues are fed slowly). Error statuses stay whole events.
@@ -101,8 +109,8 @@ impl Interner {
         }
     }
 
-    fn get(&self, id: u32) -> &Name {
-        &self.names[id as usize]
+    fn get(&self, id: impl Into<u32>) -> &Name {
+        &self.names[id.into() as usize]
     }
 
     fn bytes(&self) -> usize {
@@ -110,8 +118,19 @@ impl Interner {
     }
 }
 
+/// Entry ids are absolute: compaction drops a prefix of the entries but never renumbers them.
 #[derive(Clone, Debug, Default)]
 pub struct Log {
+    /// Entries before this id were compacted away (`World::compact_log`).
+    base: u32,
+    /// FNV-1a state after the compacted entries' lines: the digest goes on from there, so it is
+    /// the same whether or not a run was compacted.
+    folded: Option<u64>,
+    /// The time of the first entry kept by the latest compaction.
+    compacted_before: Option<Millis>,
+    /// Absolute indexes of `whole[0]` and `pulls[0]` (their compacted prefixes are dropped too).
+    whole_base: u32,
+    pulls_base: u32,
     slots: Vec<Slot>,
     causes: Vec<u32>,
     /// (first entry, time) at each change of time.
@@ -122,12 +141,60 @@ pub struct Log {
 }
 
 impl Log {
+    /// Every entry ever logged, compacted ones included (the next entry's id).
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.base as usize + self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.len() == 0
+    }
+
+    /// The first entry still held: those before it were compacted.
+    pub fn first_kept(&self) -> usize {
+        self.base as usize
+    }
+
+    /// Set once the log was compacted: entries before this time are gone (their lines live on
+    /// only in the digest).
+    pub fn compacted_before(&self) -> Option<Millis> {
+        self.compacted_before
+    }
+
+    fn slot_at(&self, i: usize) -> Option<&Slot> {
+        self.slots.get(i.checked_sub(self.base as usize)?)
+    }
+
+    fn whole_at(&self, w: u32) -> &Event {
+        &self.whole[(w - self.whole_base) as usize]
+    }
+
+    /// Drops the entries before `keep_from` (and the whole events and pull records only they
+    /// named); `folded` is the digest state over exactly those entries' lines.
+    fn drop_prefix(&mut self, keep_from: usize, folded: u64) {
+        let n = keep_from.saturating_sub(self.base as usize).min(self.slots.len().saturating_sub(1));
+        if n == 0 {
+            return;
+        }
+        let dropped = &self.slots[..n];
+        let whole = dropped.iter().filter(|s| matches!(s, Slot::Whole(_))).count();
+        let pulls = dropped.iter().filter(|s| matches!(s, Slot::Pull(_))).count();
+        let kept_at = self.time(self.base as usize + n);
+        self.slots.drain(..n);
+        self.causes.drain(..n);
+        self.whole.drain(..whole);
+        self.pulls.drain(..pulls);
+        self.base += n as u32;
+        self.whole_base += whole as u32;
+        self.pulls_base += pulls as u32;
+        // Keep the run of times that covers the first kept entry.
+        let run = self.times.partition_point(|&(first, _)| first <= self.base);
+        self.times.drain(..run.saturating_sub(1));
+        for v in [&mut self.slots as &mut dyn Shrink, &mut self.causes, &mut self.whole, &mut self.pulls, &mut self.times] {
+            v.shrink();
+        }
+        self.folded = Some(folded);
+        self.compacted_before = Some(kept_at);
     }
 
     /// Appends `kind`. A `MessageStored` becomes a slot only when the message record says the
@@ -140,7 +207,7 @@ impl Log {
         cause: Option<EventId>,
         kind: Event,
     ) -> EventId {
-        let id = self.slots.len() as u32;
+        let id = self.len() as u32;
         let slot = self.slot(messages, brokers, kind);
         self.slots.push(slot);
         self.causes.push(cause.map_or(NO_CAUSE, |c| c.0));
@@ -151,7 +218,18 @@ impl Log {
     }
 
     fn slot(&mut self, messages: &[Message], brokers: &[Broker], kind: Event) -> Slot {
-        match kind {
+        if let Some(slot) = self.compact_slot(messages, brokers, &kind) {
+            return slot;
+        }
+        self.whole.push(kind);
+        Slot::Whole(self.whole_base + self.whole.len() as u32 - 1)
+    }
+
+    /// The slot for a per-message event or a pull, or `None` when it must be kept whole (an
+    /// unusual verdict or status, or a name beyond the first 65,535).
+    fn compact_slot(&mut self, messages: &[Message], brokers: &[Broker], kind: &Event) -> Option<Slot> {
+        let names = &mut self.names;
+        Some(match *kind {
             Event::MessageStored { msg, ref broker, ref topic, queue_id, offset, ref tag }
                 if messages.get(msg as usize).is_some_and(|m| {
                     brokers.get(m.broker).is_some_and(|b| b.name == *broker)
@@ -164,7 +242,7 @@ impl Log {
                 Slot::Stored { msg }
             }
             Event::Consumed { msg, ref client, reconsume_times } => {
-                Slot::Consumed { msg, client: self.names.id(client), reconsume_times }
+                Slot::Consumed { msg, client: short(names.id(client))?, reconsume_times }
             }
             Event::BrokerFiltered { msg, ref client, ref expression, ref table_owner, verdict }
                 if verdict.is_none_or(|v| VERDICTS.contains(&v)) =>
@@ -172,17 +250,20 @@ impl Log {
                 let verdict = verdict.and_then(|v| VERDICTS.iter().position(|x| *x == v)).map_or(NO_VERDICT, |i| i as u8);
                 Slot::BrokerFiltered {
                     msg,
-                    client: self.names.id(client),
-                    expression: self.names.id_of_str(expression),
-                    table_owner: self.names.id(table_owner),
+                    client: short(names.id(client))?,
+                    expression: short(names.id_of_str(expression))?,
+                    table_owner: short(names.id(table_owner))?,
                     verdict,
                 }
             }
             Event::ClientFiltered { msg, ref client, ref expression, ref current } => Slot::ClientFiltered {
                 msg,
-                client: self.names.id(client),
-                expression: self.names.id_of_str(expression),
-                current: current.as_deref().map_or(NO_NAME, |c| self.names.id_of_str(c)),
+                client: short(names.id(client))?,
+                expression: short(names.id_of_str(expression))?,
+                current: match current {
+                    Some(c) => short(names.id_of_str(c))?,
+                    None => NO_NAME,
+                },
             },
             Event::PullServed { ref broker, ref client, ref mq, offset, next, ref status, found, ref expression }
                 if PULL_STATUSES.contains(status) =>
@@ -190,54 +271,53 @@ impl Log {
                 let pull = PullSlot {
                     offset,
                     next,
-                    broker: self.names.id(broker),
-                    client: self.names.id(client),
-                    topic: self.names.id(&mq.topic),
-                    queue_broker: self.names.id(&mq.broker),
+                    broker: names.id(broker),
+                    client: names.id(client),
+                    topic: names.id(&mq.topic),
+                    queue_broker: names.id(&mq.broker),
                     queue_id: mq.queue_id,
                     found,
-                    expression: expression.as_deref().map_or(NO_NAME, |e| self.names.id_of_str(e)),
+                    expression: expression.as_deref().map_or(NO_PULL_NAME, |e| names.id_of_str(e)),
                     status: PULL_STATUSES.iter().position(|s| s == status).unwrap_or(0) as u8,
                 };
                 self.pulls.push(pull);
-                Slot::Pull(self.pulls.len() as u32 - 1)
+                Slot::Pull(self.pulls_base + self.pulls.len() as u32 - 1)
             }
-            other => {
-                self.whole.push(other);
-                Slot::Whole(self.whole.len() as u32 - 1)
-            }
-        }
+            _ => return None,
+        })
     }
 
+    /// Entry `i`'s time (for a compacted entry, the earliest time still held).
     fn time(&self, i: usize) -> Millis {
         let run = self.times.partition_point(|&(first, _)| first as usize <= i);
-        self.times[run - 1].1
+        self.times.get(run.saturating_sub(1)).map_or(0, |&(_, t)| t)
     }
 
     fn cause(&self, i: usize) -> Option<EventId> {
-        Some(self.causes[i]).filter(|&c| c != NO_CAUSE).map(EventId)
+        let c = *self.causes.get(i.checked_sub(self.base as usize)?)?;
+        Some(c).filter(|&c| c != NO_CAUSE).map(EventId)
     }
 
     /// The message an entry is about, without decoding it.
     pub fn message(&self, i: usize) -> Option<MsgId> {
-        match self.slots.get(i)? {
+        match self.slot_at(i)? {
             Slot::Stored { msg }
             | Slot::Consumed { msg, .. }
             | Slot::BrokerFiltered { msg, .. }
             | Slot::ClientFiltered { msg, .. } => Some(*msg),
             Slot::Pull(_) => None,
-            Slot::Whole(w) => self.whole[*w as usize].message(),
+            Slot::Whole(w) => self.whole_at(*w).message(),
         }
     }
 
     /// The entry's kind name (`Event::kind`), without decoding it.
     pub fn kind(&self, i: usize) -> &'static str {
-        match self.slots.get(i) {
+        match self.slot_at(i) {
             Some(Slot::Stored { .. }) => "store",
             Some(Slot::Consumed { .. }) => "consume",
             Some(Slot::BrokerFiltered { .. } | Slot::ClientFiltered { .. }) => "filter",
             Some(Slot::Pull(_)) => "pull",
-            Some(Slot::Whole(w)) => self.whole[*w as usize].kind(),
+            Some(Slot::Whole(w)) => self.whole_at(*w).kind(),
             None => "",
         }
     }
@@ -270,9 +350,10 @@ impl<'a> LogView<'a> {
         self.log.is_empty()
     }
 
+    /// Entry `i`, decoded. It must be a kept entry (`Log::first_kept` on).
     pub fn kind_of(&self, i: usize) -> Event {
         let log = self.log;
-        match log.slots[i] {
+        match log.slots[i - log.base as usize] {
             Slot::Stored { msg } => {
                 let m = &self.world.messages[msg as usize];
                 Event::MessageStored {
@@ -301,7 +382,7 @@ impl<'a> LogView<'a> {
                 current: (current != NO_NAME).then(|| log.names.get(current).to_string()),
             },
             Slot::Pull(p) => {
-                let p = log.pulls[p as usize];
+                let p = log.pulls[(p - log.pulls_base) as usize];
                 Event::PullServed {
                     broker: log.names.get(p.broker).clone(),
                     client: log.names.get(p.client).clone(),
@@ -310,10 +391,10 @@ impl<'a> LogView<'a> {
                     next: p.next,
                     status: PULL_STATUSES[p.status as usize].clone(),
                     found: p.found,
-                    expression: (p.expression != NO_NAME).then(|| log.names.get(p.expression).to_string()),
+                    expression: (p.expression != NO_PULL_NAME).then(|| log.names.get(p.expression).to_string()),
                 }
             }
-            Slot::Whole(w) => log.whole[w as usize].clone(),
+            Slot::Whole(w) => log.whole_at(w).clone(),
         }
     }
 
@@ -327,7 +408,7 @@ impl<'a> LogView<'a> {
 
     pub fn get(&self, id: EventId) -> Option<LogEntry<Event>> {
         let i = id.0 as usize;
-        if i >= self.len() {
+        if i >= self.len() || i < self.log.first_kept() {
             return None;
         }
         Some(LogEntry { id, at: self.time(i), cause: self.cause(i), kind: self.kind_of(i) })
@@ -340,7 +421,7 @@ impl<'a> LogView<'a> {
 
     /// The entries from index `from` on (decoding only those).
     pub fn entries_from(self, from: usize) -> impl DoubleEndedIterator<Item = LogEntry<Event>> + 'a {
-        (from.min(self.len())..self.len()).map(move |i| LogEntry {
+        (from.clamp(self.log.first_kept(), self.len())..self.len()).map(move |i| LogEntry {
             id: EventId(i as u32),
             at: self.time(i),
             cause: self.cause(i),
@@ -362,7 +443,7 @@ impl<'a> LogView<'a> {
     /// (message, entry) for every entry about a message, in log order: the provenance index,
     /// read off the slots rather than kept beside them.
     pub fn message_events(self) -> impl Iterator<Item = (MsgId, EventId)> + 'a {
-        (0..self.len()).filter_map(move |i| self.log.message(i).map(|m| (m, EventId(i as u32))))
+        (self.log.first_kept()..self.len()).filter_map(move |i| self.log.message(i).map(|m| (m, EventId(i as u32))))
     }
 
     /// One line per entry: `#id t=ms cause=#c kind`, as `EventLog::line` writes it.
@@ -374,6 +455,14 @@ impl<'a> LogView<'a> {
 
     pub fn render(&self) -> String {
         let mut s = String::new();
+        if let Some(t) = self.log.compacted_before() {
+            use std::fmt::Write as _;
+            let _ = writeln!(
+                s,
+                "# entries #0..#{} (before t={t}) were compacted to stay inside the memory budget; the digest still covers them",
+                self.log.first_kept().saturating_sub(1)
+            );
+        }
         for e in self.entries() {
             write_line(&mut s, &e);
             s.push('\n');
@@ -383,15 +472,49 @@ impl<'a> LogView<'a> {
 
     /// FNV-1a over the rendered log, line by line (the same value `EventLog::digest` gives).
     pub fn digest(&self) -> u64 {
-        let mut h = FNV1A64_OFFSET;
+        self.fold(self.log.folded.unwrap_or(FNV1A64_OFFSET), self.entries())
+    }
+
+    fn fold(&self, mut h: u64, entries: impl Iterator<Item = LogEntry<Event>>) -> u64 {
         let mut line = String::new();
-        for e in self.entries() {
+        for e in entries {
             line.clear();
             write_line(&mut line, &e);
             line.push('\n');
             h = fnv1a64_extend(h, line.as_bytes());
         }
         h
+    }
+
+    /// The digest state over the kept entries before `keep_from`, for `Log::drop_prefix`.
+    fn fold_prefix(&self, keep_from: usize) -> u64 {
+        let start = self.log.folded.unwrap_or(FNV1A64_OFFSET);
+        self.fold(start, self.entries_from(0).take_while(|e| (e.id.0 as usize) < keep_from))
+    }
+}
+
+/// `shrink_to_fit` over the log's columns of different types.
+trait Shrink {
+    fn shrink(&mut self);
+}
+
+impl<T> Shrink for Vec<T> {
+    fn shrink(&mut self) {
+        self.shrink_to_fit();
+    }
+}
+
+impl World {
+    /// Compacts the log: the oldest three quarters of the kept entries are folded into the
+    /// digest and dropped. What a compacted entry said is gone; ids, the digest and every later
+    /// entry are unchanged. Logs nothing, so a run's digest does not depend on whether (or, as
+    /// estimates differ between 32- and 64-bit builds, where) it was compacted.
+    pub(crate) fn compact_log(&mut self) {
+        let log = std::mem::take(&mut self.log_store);
+        let keep_from = log.first_kept() + (log.len() - log.first_kept()) * 3 / 4;
+        let folded = LogView { log: &log, world: self }.fold_prefix(keep_from);
+        self.log_store = log;
+        self.log_store.drop_prefix(keep_from, folded);
     }
 }
 
@@ -455,6 +578,27 @@ mod tests {
             assert_eq!(view.kind_of(i).to_string(), e.to_string());
             assert_eq!(log.kind(i), e.kind());
             assert_eq!(log.message(i), e.message());
+        }
+    }
+
+    #[test]
+    fn past_the_first_65535_names_an_entry_is_kept_whole_and_reads_the_same() {
+        let world = World::new(
+            parse_scenario(
+                r#"{"format": "mqviz-scenario/1", "name": "t", "until": 1000, "brokers": [{"name": "b"}],
+                "topics": [{"name": "T", "queues": 1}], "groups": []}"#,
+            )
+            .expect("valid"),
+        );
+        let mut log = Log::default();
+        let event = |i: u32| Event::Consumed { msg: i, client: Name::from(format!("c{i}")), reconsume_times: i % 3 };
+        for i in 0..70_000u32 {
+            log.push(&[], &[], Millis::from(i), None, event(i));
+        }
+        assert_eq!(log.whole.len(), 70_000 - 65_535, "names 0..65534 fit a slot");
+        let view = LogView { log: &log, world: &world };
+        for i in [0u32, 65_534, 65_535, 69_999] {
+            assert_eq!(view.kind_of(i as usize).to_string(), event(i).to_string());
         }
     }
 }

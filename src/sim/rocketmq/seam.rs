@@ -388,7 +388,14 @@ impl Simulation for World {
         (i < self.log().len()).then(|| self.log().cause(i)).flatten().map(|c| c.0 as usize)
     }
     fn log_text(&self, i: usize) -> String {
-        self.log().get(EventId(i as u32)).map(|e| e.kind.to_string()).unwrap_or_default()
+        match self.log().get(EventId(i as u32)) {
+            Some(e) => e.kind.to_string(),
+            None if i < self.log().log.first_kept() => format!(
+                "(compacted: entries before #{} were dropped to keep the run inside its memory budget)",
+                self.log().log.first_kept()
+            ),
+            None => String::new(),
+        }
     }
     fn log_kind(&self, i: usize) -> &'static str {
         self.log_store_kind(i)
@@ -415,7 +422,7 @@ impl Simulation for World {
         let consumers: BTreeMap<&str, ConsumerIx> =
             self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
         let log = self.log();
-        for i in from..to.min(log.len()) {
+        for i in from.max(log.log.first_kept())..to.min(log.len()) {
             if let Some(t) = self.trace_one(&log.kind_of(i), &consumers) {
                 out(i, t);
             }
@@ -468,10 +475,18 @@ impl Simulation for World {
     }
     fn provenance(&self, msg: MsgId) -> Vec<usize> {
         let Some(root) = self.messages.get(msg as usize).map(|m| m.root()) else { return Vec::new() };
-        self.log()
-            .message_events()
-            .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root() == root))
-            .map(|(_, e)| e.0 as usize)
+        let log = self.log();
+        // Born before the log was compacted: its first events may be gone, and the first row
+        // (the last compacted entry, whose text says so) tells the reader.
+        let compacted = log.log.compacted_before().filter(|&t| self.messages[root as usize].born_at < t);
+        compacted
+            .map(|_| log.log.first_kept() - 1)
+            .into_iter()
+            .chain(
+                log.message_events()
+                    .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root() == root))
+                    .map(|(_, e)| e.0 as usize),
+            )
             .collect()
     }
     fn totals(&self) -> Totals {

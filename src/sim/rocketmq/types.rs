@@ -31,8 +31,11 @@ impl MessageQueue {
 
 impl Ord for MessageQueue {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        java_str_cmp(&self.topic, &other.topic)
-            .then_with(|| java_str_cmp(&self.broker, &other.broker))
+        // Queues built from one route share their names: a pointer check spares the string
+        // comparison in the map lookups of every pull and reply.
+        let names = |a: &Arc<str>, b: &Arc<str>| if Arc::ptr_eq(a, b) { std::cmp::Ordering::Equal } else { java_str_cmp(a, b) };
+        names(&self.topic, &other.topic)
+            .then_with(|| names(&self.broker, &other.broker))
             .then_with(|| self.queue_id.cmp(&other.queue_id))
     }
 }

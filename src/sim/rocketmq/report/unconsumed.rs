@@ -27,10 +27,37 @@ pub fn why_unconsumed(w: &World, prov: &Provenance, root: MsgId, group: &str, me
     {
         events.push(stored.0);
     }
-    let (kind, reason) = found.unwrap_or_else(|| from_state(w, root, group, members));
+    let (kind, reason) = found.unwrap_or_else(|| compacted(w, root).unwrap_or_else(|| from_state(w, root, group, members)));
     events.sort_unstable();
     events.dedup();
     Unconsumed { kind, reason, events }
+}
+
+/// The events that would explain it were compacted: its consumer's pulls went past it, but the
+/// filter entries that said why are no longer in the log.
+fn compacted(w: &World, root: MsgId) -> Option<(&'static str, String)> {
+    let before = w.log().log.compacted_before()?;
+    let m = &w.messages[root as usize];
+    if m.stored_at == 0 || m.stored_at >= before {
+        return None;
+    }
+    let passed = w.consumers.iter().any(|c| {
+        c.pqs.iter().any(|(mq, pq)| {
+            *mq.topic == **m.topic()
+                && mq.queue_id == m.queue_id
+                && *mq.broker == *w.brokers[m.broker].name
+                && m.queue_offset < pq.next_offset
+        })
+    });
+    if !passed
+        && w.brokers[m.broker].offsets.iter().all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id || o <= m.queue_offset)
+    {
+        return None;
+    }
+    Some(("compacted", format!(
+        "compacted: stored at t={} and passed over by the group's pulls, but the log entries that say why (before t={before}) were compacted to keep the run inside its memory budget",
+        m.stored_at
+    )))
 }
 
 /// The latest event that explains the loss: a filter, the DLQ, a pending retry, a failed send.

@@ -1,6 +1,8 @@
 //! The memory budget: the world's own estimate of what it holds, checked as it runs. A run that
-//! would grow past the budget stops at that instant with a log entry and a warning naming the
-//! budget and the size reached, instead of exhausting the browser tab (or the machine).
+//! grows past the budget first compacts its event log (`World::compact_log`: the oldest entries
+//! go, the digest keeps them); if that is not enough, it stops at that instant with a log entry
+//! and a warning naming the budget and the size reached, instead of exhausting the browser tab
+//! (or the machine).
 
 use std::mem::size_of;
 
@@ -9,6 +11,9 @@ use crate::sim::rocketmq::store::CqEntry;
 
 /// 1.5 GB: a browser tab's wasm memory tops out at 2-4 GB, and the page needs room of its own.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 1_500_000_000;
+
+/// Compaction is tried while the log is at least 1/this of the estimate.
+const COMPACT_WHEN_LOG_IS: u64 = 8;
 
 /// The estimate is refreshed every this many steps: cheap next to the steps themselves.
 const CHECK_EVERY: u64 = 1024;
@@ -64,9 +69,18 @@ impl World {
         if self.steps % CHECK_EVERY != 0 {
             return;
         }
-        let reached = self.memory_bytes();
+        let mut reached = self.memory_bytes();
         if reached <= self.memory_budget {
             return;
+        }
+        // Over the budget: first give up the oldest log entries, while the log is a good part of
+        // what the run holds; stop only when that is not enough.
+        if self.log_store.bytes() as u64 >= reached / COMPACT_WHEN_LOG_IS {
+            self.compact_log();
+            reached = self.memory_bytes();
+            if reached <= self.memory_budget {
+                return;
+            }
         }
         let stop = BudgetStop { at: self.now, budget: self.memory_budget, reached };
         self.handler_cause = None;
@@ -78,6 +92,7 @@ impl World {
 
 #[cfg(test)]
 mod tests {
+    use crate::sim::engine::EventId;
     use crate::sim::model::Simulation;
     use crate::sim::rocketmq::events::Event;
     use crate::sim::rocketmq::scenario::parse_scenario;
@@ -122,6 +137,59 @@ mod tests {
         assert!(stop.message().contains("memory budget of 2.0 MB"), "{}", stop.message());
         let bad = parse_scenario(&text.replace(r#""memoryBudgetMb": 2"#, r#""memoryBudgetMb": 0"#)).unwrap_err();
         assert!(format!("{bad:?}").contains("$.memoryBudgetMb"), "{bad:?}");
+    }
+
+    /// TagA is consumed and TagC filtered out by the broker, 1 ms apart: the log is most of what
+    /// the run holds.
+    fn filtered_run(messages: u32) -> World {
+        let text = format!(
+            r#"{{"format": "mqviz-scenario/1", "name": "compaction", "until": 200000,
+            "brokers": [{{"name": "b"}}], "topics": [{{"name": "T", "queues": 4}}],
+            "producers": [{{"id": "p", "sends": [
+                {{"at": 1000, "topic": "T", "tag": "A", "body": "a{{i}}", "count": {messages}, "intervalMs": 1}},
+                {{"at": 1000, "topic": "T", "tag": "C", "body": "c{{i}}", "count": {messages}, "intervalMs": 1}}]}}],
+            "groups": [{{"name": "g", "consumers": [{{"clientId": "c", "subscriptions": {{"T": "A"}}}}]}}]}}"#
+        );
+        World::new(parse_scenario(&text).expect("valid"))
+    }
+
+    #[test]
+    fn over_its_budget_a_run_compacts_its_log_and_goes_on_with_the_same_digest() {
+        let mut whole = filtered_run(20_000);
+        whole.run_to_end();
+        let full = whole.memory_bytes();
+        let log = whole.log_store.bytes() as u64;
+        assert!(log > full / 3, "the log is a good part of the run: {log} of {full}");
+
+        let mut compacted = filtered_run(20_000);
+        compacted.memory_budget = full - log / 2;
+        compacted.run_to_end();
+        assert_eq!(compacted.budget_stop, None, "compaction was enough");
+        assert!(compacted.memory_bytes() <= compacted.memory_budget);
+        let before = compacted.log().log.compacted_before().expect("the log was compacted");
+        assert!(compacted.log().log.first_kept() > 0);
+        assert_eq!(compacted.log().len(), whole.log().len(), "ids are not renumbered");
+        assert_eq!(Simulation::digest(&compacted), Simulation::digest(&whole), "the digest covers compacted entries");
+        // Kept entries read as before; compacted ones answer that they were compacted.
+        let last = whole.log().len() - 1;
+        assert_eq!(
+            compacted.log().get(EventId(last as u32)).map(|e| e.kind.to_string()),
+            whole.log().get(EventId(last as u32)).map(|e| e.kind.to_string())
+        );
+        assert!(compacted.log().get(EventId(0)).is_none());
+        assert!(Simulation::log_text(&compacted, 0).contains("compacted"));
+        assert!(compacted.log().render().starts_with("# entries #0.."));
+        let first = Simulation::provenance(&compacted, 0);
+        assert!(Simulation::log_text(&compacted, first[0]).contains("compacted"), "the provenance of m0 starts with the note");
+        // An early TagC message: its broker-filtered entry is gone, and the report says so.
+        let report = compacted.report();
+        let unconsumed = report["unconsumed"].as_array().expect("a list");
+        let early = unconsumed.iter().find(|u| u["body"] == "c0").expect("c0 is unconsumed");
+        assert_eq!(early["kind"], "compacted", "{early}");
+        assert!(early["reason"].as_str().unwrap_or("").contains(&format!("before t={before}")), "{early}");
+        let late =
+            whole.report()["unconsumed"].as_array().expect("a list").iter().find(|u| u["body"] == "c0").cloned().expect("c0");
+        assert_eq!(late["kind"], "broker-filtered", "uncompacted, the reason is the filter: {late}");
     }
 
     #[test]

@@ -270,7 +270,7 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     pub now: Millis,
     queue: EventQueue<Action>,
-    log_store: super::log::Log,
+    pub(in crate::sim::rocketmq) log_store: super::log::Log,
     rng: SplitMix64,
     ids: IdSource,
     pub brokers: Vec<Broker>,

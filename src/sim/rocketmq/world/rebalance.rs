@@ -22,10 +22,11 @@ pub(super) enum Removal {
 impl World {
     pub(super) fn route_of(&self, topic: &str) -> Vec<MessageQueue> {
         let mut out = Vec::new();
+        let topic_name: Arc<str> = Arc::from(topic);
         for b in &self.brokers {
             if let Some((read, _)) = b.topics.get(topic) {
                 for q in 0..*read {
-                    out.push(MessageQueue::new(topic, &*b.name, q));
+                    out.push(MessageQueue::new(topic_name.clone(), b.name.clone(), q));
                 }
             }
         }
