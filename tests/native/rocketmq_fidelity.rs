@@ -280,7 +280,7 @@ fn retry_topic_names_the_original_topic_on_every_retry() {
         json!([]),
         400_000,
     ));
-    let copies: Vec<_> = w.messages.iter().filter(|m| m.origin.is_some()).collect();
+    let copies: Vec<_> = w.messages.iter().filter(|m| m.origin().is_some()).collect();
     assert_eq!(copies.len(), 3);
     assert!(copies.iter().all(|m| m.properties().get("RETRY_TOPIC").map(String::as_str) == Some("T")));
     assert_eq!(report_json(&w)["consumers"]["C1"]["consumed"][0]["reconsumeTimes"], 3);

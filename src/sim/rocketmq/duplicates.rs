@@ -115,7 +115,7 @@ fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> Duplicat
     if earlier.iter().any(|e| crashed(e)) {
         return DuplicateCause::Crash;
     }
-    if w.messages[later.msg as usize].origin.is_some() && earlier.iter().any(|e| e.msg != later.msg) {
+    if w.messages[later.msg as usize].origin().is_some() && earlier.iter().any(|e| e.msg != later.msg) {
         return DuplicateCause::RetryCopy;
     }
     let Some(pq) = w.process_queue_record(later.pq) else { return DuplicateCause::Unexplained };

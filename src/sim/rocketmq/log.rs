@@ -232,7 +232,7 @@ impl Log {
         Some(match *kind {
             Event::MessageStored { msg, ref broker, ref topic, queue_id, offset, ref tag }
                 if messages.get(msg as usize).is_some_and(|m| {
-                    brokers.get(m.broker).is_some_and(|b| b.name == *broker)
+                    brokers.get(m.broker()).is_some_and(|b| b.name == *broker)
                         && m.topic() == topic
                         && m.queue_id == queue_id
                         && m.queue_offset == offset
@@ -358,7 +358,7 @@ impl<'a> LogView<'a> {
                 let m = &self.world.messages[msg as usize];
                 Event::MessageStored {
                     msg,
-                    broker: self.world.brokers[m.broker].name.clone(),
+                    broker: self.world.brokers[m.broker()].name.clone(),
                     topic: m.topic().clone(),
                     queue_id: m.queue_id,
                     offset: m.queue_offset,

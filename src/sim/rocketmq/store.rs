@@ -34,20 +34,64 @@ pub struct Message {
     pub born_at: u64,
     /// When the broker stored it (`storeTimestamp`); 0 until then.
     pub stored_at: u64,
-    /// Where it was stored: broker index, queue id, queue offset (set at store time).
-    pub broker: usize,
-    pub queue_id: u32,
     pub queue_offset: u64,
+    /// Where it was stored: queue id and (with the broker) queue offset, set at store time.
+    pub queue_id: u32,
     /// The neutral partition id of its queue (set at store time).
     pub pid: u32,
-    pub reconsume_times: u32,
-    /// For retry/DLQ copies: the message first produced.
-    pub origin: Option<MsgId>,
+    /// For retry/DLQ copies: the message first produced, plus one (0: this is the original).
+    origin: u32,
+    /// Broker index (a scenario has at most a few hundred brokers).
+    pub broker: u16,
+    /// At most `MAX_RECONSUME_TIMES` + 1: the copy past the last retry goes to the DLQ.
+    pub reconsume_times: u8,
 }
 
 impl Message {
+    /// A message as the producer sends it: not stored yet, no retries, no origin.
+    pub fn new(id: MsgId, shape: Arc<Shape>, i: u32, born_at: u64, broker: usize, queue_id: u32) -> Message {
+        Message {
+            id,
+            shape,
+            i,
+            born_at,
+            stored_at: 0,
+            queue_offset: 0,
+            queue_id,
+            pid: u32::MAX,
+            origin: 0,
+            broker: broker as u16,
+            reconsume_times: 0,
+        }
+    }
+
+    /// The retry or DLQ copy `id` of this message, to be stored on broker `b` under `shape`.
+    pub fn copy(&self, id: MsgId, shape: Arc<Shape>, broker: usize, reconsume_times: u8) -> Message {
+        Message {
+            id,
+            shape,
+            broker: broker as u16,
+            queue_id: 0,
+            queue_offset: 0,
+            pid: u32::MAX,
+            stored_at: 0,
+            origin: self.root() + 1,
+            reconsume_times,
+            ..*self
+        }
+    }
+
+    /// For retry/DLQ copies: the message first produced.
+    pub fn origin(&self) -> Option<MsgId> {
+        self.origin.checked_sub(1)
+    }
+
+    pub fn broker(&self) -> usize {
+        usize::from(self.broker)
+    }
+
     pub fn root(&self) -> MsgId {
-        self.origin.unwrap_or(self.id)
+        self.origin().unwrap_or(self.id)
     }
 
     pub fn topic(&self) -> &Name {
@@ -101,7 +145,9 @@ fn with_index(template: &str, i: u32) -> String {
 }
 
 // Per-message records: a regression here multiplies by millions.
-const _: () = assert!(std::mem::size_of::<Message>() <= 72);
+const _: () = assert!(std::mem::size_of::<Message>() <= 56);
+// `Message::broker` is a u16: the scenario caps brokers well below that.
+const _: () = assert!(crate::sim::scenario::MAX_ENTITIES <= u16::MAX as usize);
 const _: () = assert!(std::mem::size_of::<CqEntry>() == 8);
 
 /// A message body: the send script's template and the message's index, rendered on demand so

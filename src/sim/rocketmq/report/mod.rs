@@ -208,7 +208,10 @@ pub fn report_json(w: &World) -> Value {
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
             let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
             for m in &w.messages {
-                if m.origin.is_some() || is_system_topic(m.topic()) || !topics.contains(&**m.topic()) || consumed.contains(&m.id)
+                if m.origin().is_some()
+                    || is_system_topic(m.topic())
+                    || !topics.contains(&**m.topic())
+                    || consumed.contains(&m.id)
                 {
                     continue;
                 }

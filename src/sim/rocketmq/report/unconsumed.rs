@@ -45,12 +45,15 @@ fn compacted(w: &World, root: MsgId) -> Option<(&'static str, String)> {
         c.pqs.iter().any(|(mq, pq)| {
             *mq.topic == **m.topic()
                 && mq.queue_id == m.queue_id
-                && *mq.broker == *w.brokers[m.broker].name
+                && *mq.broker == *w.brokers[m.broker()].name
                 && m.queue_offset < pq.next_offset
         })
     });
     if !passed
-        && w.brokers[m.broker].offsets.iter().all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id || o <= m.queue_offset)
+        && w.brokers[m.broker()]
+            .offsets
+            .iter()
+            .all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id || o <= m.queue_offset)
     {
         return None;
     }
@@ -167,7 +170,7 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     if m.stored_at == 0 {
         return ("in-flight-send", "not stored yet: the send is still on its way to the broker".to_string());
     }
-    let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker].name, m.queue_id);
+    let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id);
     if members.len() == 1 && w.consumers[members[0]].model == MessageModel::Broadcasting {
         if let Some(r) = broadcast_member_reason(w, members[0], &mq, m.queue_offset) {
             return r;
@@ -177,7 +180,7 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     if let Some((c, con)) = holder {
         return held_by(w, c, con, &mq, m.queue_offset);
     }
-    let read = w.brokers[m.broker].topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
+    let read = w.brokers[m.broker()].topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
     if m.queue_id >= read {
         return ("beyond-route", format!(
             "its queue {} is beyond the topic's {read} read queue(s) since setQueueCount: no route lists it, so no consumer will pull it",

@@ -17,7 +17,7 @@ impl World {
             return;
         }
         for &m in &msgs {
-            let times = self.messages[m as usize].reconsume_times;
+            let times = u32::from(self.messages[m as usize].reconsume_times);
             if !self.consumers[r.c].fails(times) {
                 self.record_consumed(&r, m, started_at, times, false, None);
                 continue;
@@ -28,7 +28,7 @@ impl World {
             if self.consumers[r.c].model == MessageModel::Clustering {
                 self.consumers[r.c].stats.retried += 1;
                 let group = self.consumers[r.c].group.clone();
-                let broker = self.messages[m as usize].broker;
+                let broker = self.messages[m as usize].broker();
                 let latency = self.consumers[r.c].latency;
                 self.schedule(latency, Action::SendBackArrive { broker, msg: m, group });
             }
@@ -49,7 +49,7 @@ impl World {
     /// consumed, nothing is acknowledged, sent back or committed.
     fn discard_results(&mut self, r: &PqRef, msgs: &[MsgId], started_at: Millis, lock: Option<LockGrantId>) {
         for &m in msgs {
-            let times = self.messages[m as usize].reconsume_times + self.local_reconsume_of(r, m);
+            let times = u32::from(self.messages[m as usize].reconsume_times) + self.local_reconsume_of(r, m);
             if self.consumers[r.c].fails(times) {
                 let client = self.consumers[r.c].client_id.clone();
                 self.consumers[r.c].stats.failed += 1;
@@ -145,7 +145,7 @@ impl World {
             return;
         }
         let local = self.local_reconsume_of(&r, m);
-        let times = self.messages[m as usize].reconsume_times + local;
+        let times = u32::from(self.messages[m as usize].reconsume_times) + local;
         if self.consumers[r.c].fails(times) {
             let client = self.consumers[r.c].client_id.clone();
             let con = &mut self.consumers[r.c];
@@ -184,24 +184,14 @@ impl World {
     pub(super) fn handle_send_back(&mut self, b: usize, m: MsgId, group: Name) {
         let orig = self.messages[m as usize].clone();
         let id = self.messages.len() as MsgId;
-        if orig.reconsume_times >= MAX_RECONSUME_TIMES {
+        if u32::from(orig.reconsume_times) >= MAX_RECONSUME_TIMES {
             let dlq = crate::sim::rocketmq::types::dlq_topic(&group);
             self.brokers[b].ensure_topic(&dlq, 1);
             self.assign_partition_ids(b, &dlq);
             self.emit(Event::MovedToDlq { msg: m, group });
             self.fates.push(Fate::Pending);
             let shape = Arc::new(Shape { topic: name(&dlq), ..(*orig.shape).clone() });
-            self.messages.push(Message {
-                id,
-                shape,
-                broker: b,
-                queue_id: 0,
-                queue_offset: 0,
-                pid: u32::MAX,
-                stored_at: 0,
-                origin: Some(orig.root()),
-                ..orig
-            });
+            self.messages.push(orig.copy(id, shape, b, orig.reconsume_times));
             self.handle_store(id);
             return;
         }
@@ -211,23 +201,12 @@ impl World {
         self.brokers[b].ensure_topic(&rt, 1);
         self.assign_partition_ids(b, &rt);
         let reconsume_times = orig.reconsume_times + 1;
-        self.emit(Event::SentBack { msg: m, group, delay_ms: delay, reconsume_times });
+        self.emit(Event::SentBack { msg: m, group, delay_ms: delay, reconsume_times: reconsume_times.into() });
         // The copy keeps the original's properties and born time; RETRY_TOPIC is set only when
         // absent, so it names the original topic on every retry (`consumerSendMsgBack`).
         let mut shape = Shape { topic: name(&rt), ..(*orig.shape).clone() };
         shape.properties.entry("RETRY_TOPIC".into()).or_insert_with(|| orig.topic().to_string());
-        let copy = Message {
-            id,
-            shape: Arc::new(shape),
-            broker: b,
-            queue_id: 0,
-            queue_offset: 0,
-            pid: u32::MAX,
-            stored_at: 0,
-            origin: Some(orig.root()),
-            reconsume_times,
-            ..orig.clone()
-        };
+        let copy = orig.copy(id, Arc::new(shape), b, reconsume_times);
         self.fates.push(Fate::Pending);
         self.messages.push(copy);
         self.schedule(delay, Action::RetryDeliver { msg: id });

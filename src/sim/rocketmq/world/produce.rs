@@ -93,19 +93,7 @@ impl World {
             let shape = self.send_shape(p, s);
             let id = self.messages.len() as MsgId;
             self.fates.push(Fate::Pending);
-            self.messages.push(Message {
-                id,
-                shape,
-                i,
-                born_at: self.now,
-                stored_at: 0,
-                broker,
-                queue_id,
-                queue_offset: 0,
-                pid: u32::MAX,
-                reconsume_times: 0,
-                origin: None,
-            });
+            self.messages.push(Message::new(id, shape, i, self.now, broker, queue_id));
             self.producers[p].sent += 1;
             let latency = self.producers[p].latency;
             self.schedule(latency, Action::StoreArrive { msg: id, attempt: 1 });
@@ -125,7 +113,7 @@ impl World {
     pub(super) fn handle_store_arrive(&mut self, msg: MsgId, attempt: u32) {
         let (b, topic, queue_id) = {
             let m = &self.messages[msg as usize];
-            (m.broker, m.topic().clone(), m.queue_id)
+            (m.broker(), m.topic().clone(), m.queue_id)
         };
         let refusal = match self.brokers[b].topics.get(&*topic) {
             None => Some(format!("topic[{topic}] not exist")),
@@ -160,7 +148,7 @@ impl World {
             return;
         };
         let topic = self.messages[msg as usize].topic().to_string();
-        let last_broker = self.messages[msg as usize].broker;
+        let last_broker = self.messages[msg as usize].broker();
         let queues = self.producer_route(p, &topic);
         if queues.is_empty() {
             self.send_failures.push(SendFailure { msg, at: self.now, attempts: attempt, reason: reason.clone() });
@@ -174,7 +162,7 @@ impl World {
         let index = self.producers[p].indexes.entry(topic).or_insert_with(|| ThreadLocalIndex::starting_at(start));
         let (broker, queue_id) = queues[index.select_avoiding(queues.len(), |pos| queues[pos].0 == last_broker)];
         let m = &mut self.messages[msg as usize];
-        m.broker = broker;
+        m.broker = broker as u16;
         m.queue_id = queue_id;
         let latency = self.producers[p].latency;
         self.schedule(latency, Action::StoreArrive { msg, attempt: attempt + 1 });
@@ -183,7 +171,7 @@ impl World {
     pub(super) fn handle_store(&mut self, msg: MsgId) {
         let (broker, topic, queue_id, tags_code) = {
             let m = &self.messages[msg as usize];
-            (m.broker, m.topic().clone(), m.queue_id, m.tags_code())
+            (m.broker(), m.topic().clone(), m.queue_id, m.tags_code())
         };
         let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
         let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
@@ -204,7 +192,7 @@ impl World {
         }
         let pid = self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX);
         self.messages[msg as usize].pid = pid;
-        if self.trace_messages || self.messages[msg as usize].origin.is_some() {
+        if self.trace_messages || self.messages[msg as usize].origin().is_some() {
             let tag = self.messages[msg as usize].tag().clone();
             let bname = self.brokers[broker].name.clone();
             self.emit(Event::MessageStored { msg, broker: bname, topic: topic.clone(), queue_id, offset, tag });

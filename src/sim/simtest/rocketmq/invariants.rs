@@ -151,7 +151,7 @@ fn check_stored_once(w: &World, out: &mut Vec<Violation>) {
         if m.stored_at == 0 {
             continue;
         }
-        let entry = w.brokers[m.broker].cq(m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
+        let entry = w.brokers[m.broker()].cq(m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
         if entry.is_none_or(|e| e.msg != m.id) {
             violation(
                 out,
@@ -200,7 +200,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
             let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
             let member = (model == MessageModel::Broadcasting).then(|| w.consumers[scope[0]].name.to_string());
             for m in
-                w.messages.iter().filter(|m| m.origin.is_none() && !is_system_topic(m.topic()) && topics.contains(&**m.topic()))
+                w.messages.iter().filter(|m| m.origin().is_none() && !is_system_topic(m.topic()) && topics.contains(&**m.topic()))
             {
                 let is_listed = listed.contains_key(&(group.clone(), member.clone(), m.id as u64));
                 if consumed.contains(&m.id) == is_listed {
@@ -230,7 +230,7 @@ fn kind_backed_by_state(w: &World, u: &Value) -> Result<(), String> {
     let Some(root) = u["msg"].as_u64().and_then(|m| w.messages.get(m as usize)) else {
         return Err(format!("unconsumed entry for no message: {u}"));
     };
-    let copies = |prefix: &str| w.messages.iter().any(|m| m.origin == Some(root.id) && m.topic().starts_with(prefix));
+    let copies = |prefix: &str| w.messages.iter().any(|m| m.origin() == Some(root.id) && m.topic().starts_with(prefix));
     let ok = match kind {
         "send-failed" => w.send_failures.iter().any(|f| f.msg == root.id) && root.stored_at == 0,
         "in-flight-send" => root.stored_at == 0,
@@ -270,7 +270,7 @@ fn check_duplicates(w: &World, out: &mut Vec<Violation>) {
 }
 
 fn mq_of(w: &World, m: &Message) -> MessageQueue {
-    MessageQueue::new(&**m.topic(), &*w.brokers[m.broker].name, m.queue_id)
+    MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id)
 }
 
 /// Whether another member of `c`'s group that ran shares its clientId. Broker locks are keyed by
@@ -419,10 +419,12 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
         let Some(quiet_from) = quiet_from(scenario, w, &members) else { continue };
         let con = &w.consumers[first];
         for sub in &con.spec.subscriptions {
-            for m in
-                w.messages.iter().filter(|m| m.origin.is_none() && **m.topic() == *sub.topic && m.stored_at >= quiet_from.max(1))
+            for m in w
+                .messages
+                .iter()
+                .filter(|m| m.origin().is_none() && **m.topic() == *sub.topic && m.stored_at >= quiet_from.max(1))
             {
-                let broker = &w.brokers[m.broker];
+                let broker = &w.brokers[m.broker()];
                 let read = broker.topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
                 if m.queue_id >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
                     continue;
