@@ -176,7 +176,7 @@ fn an_orderly_queue_stays_with_its_busy_owner_and_the_new_owner_retries_soon() {
     for a in &w.consumptions {
         for b in &w.consumptions {
             let (ma, mb) = (&w.messages[a.msg as usize], &w.messages[b.msg as usize]);
-            if a.consumer != b.consumer && ma.queue_id == mb.queue_id && ma.topic() == mb.topic() {
+            if a.consumer() != b.consumer() && ma.queue_id == mb.queue_id && ma.topic() == mb.topic() {
                 assert!(a.at <= b.started_at || b.at <= a.started_at, "{a:?} overlaps {b:?}");
             }
         }

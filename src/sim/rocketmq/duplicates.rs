@@ -81,8 +81,8 @@ pub fn find_duplicates(w: &World) -> Vec<Duplicate> {
     // (group, member for BROADCASTING, root) -> consumption indexes
     let mut by_key: BTreeMap<(String, Option<usize>, MsgId), Vec<usize>> = BTreeMap::new();
     for (i, r) in w.consumptions.iter().enumerate() {
-        let con = &w.consumers[r.consumer];
-        let member = (con.model == MessageModel::Broadcasting).then_some(r.consumer);
+        let con = &w.consumers[r.consumer()];
+        let member = (con.model == MessageModel::Broadcasting).then_some(r.consumer());
         let root = w.messages[r.msg as usize].root();
         by_key.entry((con.group.to_string(), member, root)).or_default().push(i);
     }
@@ -111,7 +111,7 @@ fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> Duplicat
         return if shutdown { DuplicateCause::DiscardedByShutdown } else { DuplicateCause::DiscardedByRebalance };
     }
     let crashed =
-        |e: &ConsumptionRecord| w.consumers[e.consumer].crash_time(e.incarnation).is_some_and(|t| e.at <= t && t <= later.at);
+        |e: &ConsumptionRecord| w.consumers[e.consumer()].crash_time(e.incarnation).is_some_and(|t| e.at <= t && t <= later.at);
     if earlier.iter().any(|e| crashed(e)) {
         return DuplicateCause::Crash;
     }
@@ -130,8 +130,8 @@ fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> Duplicat
             return DuplicateCause::HandoverBeforeCommit;
         }
         if other.created_at <= alive_until(pq) && pq.created_at <= alive_until(other) {
-            let shared =
-                w.consumers[e.consumer].client_id == w.consumers[later.consumer].client_id && e.consumer != later.consumer;
+            let shared = w.consumers[e.consumer()].client_id == w.consumers[later.consumer()].client_id
+                && e.consumer() != later.consumer();
             return if shared { DuplicateCause::SharedClientId } else { DuplicateCause::ConcurrentOwners };
         }
     }

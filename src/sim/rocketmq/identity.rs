@@ -8,6 +8,7 @@
 //! same MessageQueue; the newtypes make every such comparison explicit.
 
 use std::fmt;
+use std::num::NonZeroU32;
 
 /// One run of a consumer between `start()` and its shutdown or crash. Timers and replies of an
 /// earlier incarnation are ignored by a restarted consumer.
@@ -50,7 +51,13 @@ pub struct PullRequestId(pub u32);
 /// broker keys its locks by clientId, as upstream does; the grant id tells a renewal from a fresh
 /// grant so that the report and the invariants can see who held a queue when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LockGrantId(pub u32);
+pub struct LockGrantId(NonZeroU32);
+
+impl LockGrantId {
+    pub fn get(self) -> u32 {
+        self.0.get()
+    }
+}
 
 /// Issues fresh identities in creation order (deterministic: they depend only on the run).
 #[derive(Clone, Debug, Default)]
@@ -73,6 +80,6 @@ impl IdSource {
 
     pub fn lock_grant(&mut self) -> LockGrantId {
         self.lock_grants += 1;
-        LockGrantId(self.lock_grants)
+        LockGrantId(NonZeroU32::new(self.lock_grants).expect("counts from 1"))
     }
 }

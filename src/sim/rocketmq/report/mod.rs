@@ -127,7 +127,7 @@ pub fn report_json(w: &World) -> Value {
     // Each consumption with what the listener saw (reconsumeTimes, orderly local retries included).
     let mut runs: Vec<Vec<&ConsumptionRecord>> = vec![Vec::new(); w.consumers.len()];
     for r in &w.consumptions {
-        runs[r.consumer].push(r);
+        runs[r.consumer()].push(r);
     }
     let mut consumers = Map::new();
     for (i, c) in w.consumers.iter().enumerate() {
@@ -237,7 +237,7 @@ pub fn report_json(w: &World) -> Value {
             causes.dedup();
             json!({
                 "group": d.group, "msg": d.root, "topic": &**m.topic(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body().text(),
-                "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer].name).collect::<Vec<_>>(),
+                "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer()].name).collect::<Vec<_>>(),
                 "cause": causes.join("; "),
             })
         })

@@ -10,7 +10,8 @@ use super::*;
 pub struct ConsumptionRecord {
     /// The message as consumed: the original or a retry copy.
     pub msg: MsgId,
-    pub consumer: usize,
+    /// Consumer index (a u32 keeps the record at 40 bytes; see the size assertion).
+    consumer: u32,
     pub incarnation: Incarnation,
     pub pq: ProcessQueueId,
     pub started_at: Millis,
@@ -21,6 +22,15 @@ pub struct ConsumptionRecord {
     /// Orderly: the broker lock grant the ProcessQueue held when the run started.
     pub lock: Option<LockGrantId>,
 }
+
+impl ConsumptionRecord {
+    pub fn consumer(&self) -> usize {
+        self.consumer as usize
+    }
+}
+
+// One per consumption: a regression here multiplies by millions.
+const _: () = assert!(std::mem::size_of::<ConsumptionRecord>() <= 48);
 
 /// Where a ProcessQueue's first pull offset came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +207,7 @@ impl World {
         let client = con.client_id.clone();
         self.consumptions.push(ConsumptionRecord {
             msg: m,
-            consumer: r.c,
+            consumer: r.c as u32,
             incarnation: r.inc,
             pq: r.pq,
             started_at,

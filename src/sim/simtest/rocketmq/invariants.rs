@@ -137,7 +137,7 @@ fn check_consumed_from_live_process_queues(w: &World, out: &mut Vec<Violation>) 
                 out,
                 "process-queue-identity",
                 r.at,
-                format!("{} counted m{} from {} dropped at {:?}", w.consumers[r.consumer].name, r.msg, r.pq, pq.dropped),
+                format!("{} counted m{} from {} dropped at {:?}", w.consumers[r.consumer()].name, r.msg, r.pq, pq.dropped),
             );
         }
         if live && r.result_discarded && pq.dropped.is_none() {
@@ -256,7 +256,7 @@ fn check_duplicates(w: &World, out: &mut Vec<Violation>) {
                 .iter()
                 .map(|&i| {
                     let c = &w.consumptions[i];
-                    format!("{}@{}-{}({})", w.consumers[c.consumer].name, c.started_at, c.at, c.pq)
+                    format!("{}@{}-{}({})", w.consumers[c.consumer()].name, c.started_at, c.at, c.pq)
                 })
                 .collect();
             violation(
@@ -289,7 +289,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
     let mut by_pq: BTreeMap<_, Vec<usize>> = BTreeMap::new();
     let mut by_queue: BTreeMap<(String, MessageQueue), Vec<usize>> = BTreeMap::new();
     for (i, r) in w.consumptions.iter().enumerate() {
-        let con = &w.consumers[r.consumer];
+        let con = &w.consumers[r.consumer()];
         if !con.orderly {
             continue;
         }
@@ -297,7 +297,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
         if con.model == MessageModel::Clustering {
             let m = &w.messages[r.msg as usize];
             by_queue.entry((con.group.to_string(), mq_of(w, m))).or_default().push(i);
-            if r.lock.is_none() && !r.result_discarded && !has_twin(w, r.consumer) {
+            if r.lock.is_none() && !r.result_discarded && !has_twin(w, r.consumer()) {
                 violation(
                     out,
                     "orderly-locked",
@@ -327,10 +327,10 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
                         pq.forced_unlock.is_some_and(|f| f.at > f.last_lock_at + crate::sim::rocketmq::world::UNLOCK_DELAY);
                     forced_removal || pq.dropped.is_some_and(|(_, why)| why == crate::sim::rocketmq::world::DropReason::Shutdown)
                 };
-                if a.consumer == b.consumer || forced(a) || forced(b) {
+                if a.consumer() == b.consumer() || forced(a) || forced(b) {
                     continue;
                 }
-                let shared = has_twin(w, a.consumer) || has_twin(w, b.consumer);
+                let shared = has_twin(w, a.consumer()) || has_twin(w, b.consumer());
                 if !shared && a.started_at < b.at && b.started_at < a.at {
                     violation(
                         out,
@@ -338,7 +338,12 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
                         b.started_at,
                         format!(
                             "{group} {mq}: {} ran {}-{} and {} ran {}-{}",
-                            w.consumers[a.consumer].name, a.started_at, a.at, w.consumers[b.consumer].name, b.started_at, b.at
+                            w.consumers[a.consumer()].name,
+                            a.started_at,
+                            a.at,
+                            w.consumers[b.consumer()].name,
+                            b.started_at,
+                            b.at
                         ),
                     );
                 }
