@@ -15,6 +15,9 @@ pub struct Scheduled<A> {
     pub action: A,
 }
 
+/// The largest emptied bucket kept for reuse, in entries.
+const SPARE_CAPACITY: usize = 4096;
+
 type Bucket<A> = VecDeque<(Option<EventId>, A)>;
 
 #[derive(Clone, Debug)]
@@ -53,7 +56,9 @@ impl<A> EventQueue<A> {
         let (cause, action) = entry.get_mut().pop_front()?;
         if entry.get().is_empty() {
             let bucket = entry.remove();
-            if self.spare.len() < 64 {
+            // A burst's bucket (a million sends at one instant) is given back, not kept: its
+            // capacity would stay resident for the rest of the run.
+            if self.spare.len() < 64 && bucket.capacity() <= SPARE_CAPACITY {
                 self.spare.push(bucket);
             }
         }
