@@ -138,7 +138,7 @@ pub struct ConsumerStats {
 #[derive(Clone, Debug, Default)]
 pub struct RebalanceService {
     /// Bumped whenever the wake-up time changes: an older scheduled run is ignored.
-    pub generation: u64,
+    pub generation: u32,
     /// `lastRebalanceTimestamp` (initialised when the client instance is built, i.e. at start).
     pub last_run_at: Millis,
     /// When the scheduled run will happen.

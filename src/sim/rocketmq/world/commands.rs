@@ -79,7 +79,7 @@ impl World {
                     ps.sends.push(Arc::new(send));
                     let s = ps.sends.len() - 1;
                     if count > 0 {
-                        self.schedule(0, Action::ProduceNext { producer: p, send: s, i: 0 });
+                        self.schedule(0, Action::ProduceNext { producer: p as u32, send: s as u32, i: 0 });
                     }
                 }
             }
@@ -199,11 +199,11 @@ impl World {
     /// `mQClientFactory.start()`: the scheduled tasks of the client instance.
     fn arm_client_timers(&mut self, c: usize) {
         let inc = self.consumers[c].incarnation;
-        self.schedule(FIRST_HEARTBEAT_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::Heartbeat });
-        self.schedule(FIRST_PERSIST_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::Persist });
-        self.schedule(ROUTE_REFRESH_INTERVAL, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::RouteRefresh });
+        self.schedule(FIRST_HEARTBEAT_DELAY, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::Heartbeat });
+        self.schedule(FIRST_PERSIST_DELAY, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::Persist });
+        self.schedule(ROUTE_REFRESH_INTERVAL, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::RouteRefresh });
         if self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering {
-            self.schedule(FIRST_LOCK_RENEW_DELAY, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::LockRenew });
+            self.schedule(FIRST_LOCK_RENEW_DELAY, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::LockRenew });
         }
     }
 
@@ -230,12 +230,12 @@ impl World {
             for b in 0..self.brokers.len() {
                 self.schedule(
                     latency,
-                    Action::UnregisterArrive {
+                    Action::UnregisterArrive(Box::new(wide::UnregisterArrive {
                         broker: b,
                         channel: channel.clone(),
                         group: group.clone(),
                         client: client.clone(),
-                    },
+                    })),
                 );
             }
         } else {

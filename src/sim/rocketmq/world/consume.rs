@@ -30,7 +30,7 @@ impl World {
                 let group = self.consumers[r.c].group.clone();
                 let broker = self.messages[m as usize].broker();
                 let latency = self.consumers[r.c].latency;
-                self.schedule(latency, Action::SendBackArrive { broker, msg: m, group });
+                self.schedule(latency, Action::SendBackArrive(Box::new(wide::SendBackArrive { broker, msg: m, group })));
             }
         }
         let con = &mut self.consumers[r.c];

@@ -11,7 +11,10 @@ impl World {
         for b in 0..self.brokers.len() {
             let broker = self.brokers[b].name.clone();
             self.emit(Event::HeartbeatSent { client: client.clone(), broker, subscriptions: summary.clone() });
-            self.schedule(latency, Action::HeartbeatArrive { broker: b, c, inc, subs: subs.clone() });
+            self.schedule(
+                latency,
+                Action::HeartbeatArrive(Box::new(wide::HeartbeatArrive { broker: b, c, inc, subs: subs.clone() })),
+            );
         }
     }
 

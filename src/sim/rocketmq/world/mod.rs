@@ -104,7 +104,7 @@ enum ConsumerTimer {
     Heartbeat,
     /// A RebalanceService run; `generation` must still be current (a wake-up supersedes it).
     Rebalance {
-        generation: u64,
+        generation: u32,
     },
     Persist,
     RouteRefresh,
@@ -113,7 +113,7 @@ enum ConsumerTimer {
 
 // A burst of sends queues one action per message (a million at one instant in `bench
 // throughput`), so the queue's memory is this size times the messages in flight.
-const _: () = assert!(std::mem::size_of::<Action>() <= 72);
+const _: () = assert!(std::mem::size_of::<Action>() <= 24);
 
 #[derive(Clone, Debug)]
 enum Action {
@@ -121,8 +121,8 @@ enum Action {
     /// the common ones (pulls, consume completions) are small.
     Command(Box<scenario::Action>),
     ProduceNext {
-        producer: usize,
-        send: usize,
+        producer: u32,
+        send: u32,
         i: u32,
     },
     /// A send attempt reaches the broker (`SendMessageProcessor`, msgCheck first).
@@ -131,22 +131,13 @@ enum Action {
         attempt: u32,
     },
     /// The broker refused a synchronous send; the producer retries on another queue.
-    SendRefused {
-        msg: MsgId,
-        attempt: u32,
-        reason: String,
-    },
+    SendRefused(Box<wide::SendRefused>),
     ConsumerTimer {
-        c: usize,
+        c: u32,
         inc: Incarnation,
         timer: ConsumerTimer,
     },
-    HeartbeatArrive {
-        broker: usize,
-        c: usize,
-        inc: Incarnation,
-        subs: Vec<Arc<SubscriptionData>>,
-    },
+    HeartbeatArrive(Box<wide::HeartbeatArrive>),
     NotifyArrive {
         c: usize,
         inc: Incarnation,
@@ -156,18 +147,8 @@ enum Action {
         c: usize,
         inc: Incarnation,
     },
-    ConsumerListArrive {
-        broker: usize,
-        c: usize,
-        inc: Incarnation,
-        topic: String,
-    },
-    ConsumerListReply {
-        c: usize,
-        inc: Incarnation,
-        topic: String,
-        cids: Option<Vec<String>>,
-    },
+    ConsumerListArrive(Box<wide::ConsumerListArrive>),
+    ConsumerListReply(Box<wide::ConsumerListReply>),
     PullSend {
         pq: Box<PqRef>,
     },
@@ -175,21 +156,11 @@ enum Action {
         broker: usize,
         req: Box<PullRequest>,
     },
-    PullResponse {
-        pq: Box<PqRef>,
-        pull: PullRequestId,
-        status: PullStatus,
-        next: u64,
-        msgs: Vec<MsgId>,
-    },
+    PullResponse(Box<wide::PullResponse>),
     HoldCheck {
         broker: usize,
     },
-    ConsumeDone {
-        pq: Box<PqRef>,
-        msgs: Vec<MsgId>,
-        started_at: Millis,
-    },
+    ConsumeDone(Box<wide::ConsumeDone>),
     /// An orderly consume task starts (`submitConsumeRequestLater` / after a lock retry).
     OrderlyResume {
         pq: Box<PqRef>,
@@ -206,23 +177,82 @@ enum Action {
     OnewayArrive {
         id: u64,
     },
-    SendBackArrive {
-        broker: usize,
-        msg: MsgId,
-        group: Name,
-    },
+    SendBackArrive(Box<wide::SendBackArrive>),
     RetryDeliver {
         msg: MsgId,
     },
     ExpiryScan {
         broker: usize,
     },
-    UnregisterArrive {
-        broker: usize,
-        channel: Name,
-        group: Name,
-        client: Name,
-    },
+    UnregisterArrive(Box<wide::UnregisterArrive>),
+}
+
+/// The payloads of the rarer or wider actions, boxed so that an `Action` stays small: the queue
+/// holds one per message in flight.
+mod wide {
+    use super::*;
+
+    #[derive(Clone, Debug)]
+    pub struct SendRefused {
+        pub msg: MsgId,
+        pub attempt: u32,
+        pub reason: String,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct HeartbeatArrive {
+        pub broker: usize,
+        pub c: usize,
+        pub inc: Incarnation,
+        pub subs: Vec<Arc<SubscriptionData>>,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct ConsumerListArrive {
+        pub broker: usize,
+        pub c: usize,
+        pub inc: Incarnation,
+        pub topic: String,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct ConsumerListReply {
+        pub c: usize,
+        pub inc: Incarnation,
+        pub topic: String,
+        pub cids: Option<Vec<String>>,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct PullResponse {
+        pub pq: PqRef,
+        pub pull: PullRequestId,
+        pub status: PullStatus,
+        pub next: u64,
+        pub msgs: Vec<MsgId>,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct ConsumeDone {
+        pub pq: PqRef,
+        pub msgs: Vec<MsgId>,
+        pub started_at: Millis,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct SendBackArrive {
+        pub broker: usize,
+        pub msg: MsgId,
+        pub group: Name,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct UnregisterArrive {
+        pub broker: usize,
+        pub channel: Name,
+        pub group: Name,
+        pub client: Name,
+    }
 }
 
 /// One entry of a group's subscription-table history on one broker.
@@ -430,7 +460,7 @@ impl World {
         for (pi, p) in scenario.producers.iter().enumerate() {
             for (si, s) in p.sends.iter().enumerate() {
                 if s.count > 0 {
-                    w.queue.push(s.at, None, Action::ProduceNext { producer: pi, send: si, i: 0 });
+                    w.queue.push(s.at, None, Action::ProduceNext { producer: pi as u32, send: si as u32, i: 0 });
                 }
             }
         }
@@ -612,28 +642,50 @@ impl World {
     fn dispatch(&mut self, action: Action) {
         match action {
             Action::Command(cmd) => self.handle_command_now(*cmd),
-            Action::ProduceNext { producer, send, i } => self.handle_produce(producer, send, i),
+            Action::ProduceNext { producer, send, i } => self.handle_produce(producer as usize, send as usize, i),
             Action::StoreArrive { msg, attempt } => self.handle_store_arrive(msg, attempt),
-            Action::SendRefused { msg, attempt, reason } => self.handle_send_refused(msg, attempt, reason),
-            Action::ConsumerTimer { c, inc, timer } => self.on_consumer_timer(c, inc, timer),
-            Action::HeartbeatArrive { broker, c, inc, subs } => self.handle_heartbeat(broker, c, inc, subs),
+            Action::SendRefused(a) => {
+                let wide::SendRefused { msg, attempt, reason } = *a;
+                self.handle_send_refused(msg, attempt, reason)
+            }
+            Action::ConsumerTimer { c, inc, timer } => self.on_consumer_timer(c as usize, inc, timer),
+            Action::HeartbeatArrive(a) => {
+                let wide::HeartbeatArrive { broker, c, inc, subs } = *a;
+                self.handle_heartbeat(broker, c, inc, subs)
+            }
             Action::NotifyArrive { c, inc } => self.handle_notify(c, inc),
             Action::RebalanceWakeUp { c, inc } => self.handle_rebalance_wake_up(c, inc),
-            Action::ConsumerListArrive { broker, c, inc, topic } => self.handle_consumer_list_request(broker, c, inc, topic),
-            Action::ConsumerListReply { c, inc, topic, cids } => self.handle_consumer_list_reply(c, inc, topic, cids),
+            Action::ConsumerListArrive(a) => {
+                let wide::ConsumerListArrive { broker, c, inc, topic } = *a;
+                self.handle_consumer_list_request(broker, c, inc, topic)
+            }
+            Action::ConsumerListReply(a) => {
+                let wide::ConsumerListReply { c, inc, topic, cids } = *a;
+                self.handle_consumer_list_reply(c, inc, topic, cids)
+            }
             Action::PullSend { pq } => self.handle_pull_send(*pq),
             Action::PullArrive { broker, req } => self.handle_pull_arrive(broker, *req),
-            Action::PullResponse { pq, pull, status, next, msgs } => self.handle_pull_response(*pq, pull, status, next, msgs),
+            Action::PullResponse(a) => {
+                let wide::PullResponse { pq, pull, status, next, msgs } = *a;
+                self.handle_pull_response(pq, pull, status, next, msgs)
+            }
             Action::HoldCheck { broker } => self.handle_hold_check(broker),
-            Action::ConsumeDone { pq, msgs, started_at } => self.handle_consume_done(*pq, msgs, started_at),
+            Action::ConsumeDone(a) => {
+                let wide::ConsumeDone { pq, msgs, started_at } = *a;
+                self.handle_consume_done(pq, msgs, started_at)
+            }
             Action::OrderlyResume { pq } => self.handle_orderly_resume(*pq),
             Action::OrderlyRelock { pq } => self.handle_orderly_relock(*pq),
             Action::OrderlyConsumeDone { pq, msg } => self.handle_orderly_done(*pq, msg),
             Action::OnewayArrive { id } => self.handle_oneway_arrive(id),
-            Action::SendBackArrive { broker, msg, group } => self.handle_send_back(broker, msg, group),
+            Action::SendBackArrive(a) => {
+                let wide::SendBackArrive { broker, msg, group } = *a;
+                self.handle_send_back(broker, msg, group)
+            }
             Action::RetryDeliver { msg } => self.handle_store(msg),
             Action::ExpiryScan { broker } => self.handle_expiry_scan(broker),
-            Action::UnregisterArrive { broker, channel, group, client } => {
+            Action::UnregisterArrive(a) => {
+                let wide::UnregisterArrive { broker, channel, group, client } = *a;
                 self.handle_unregister(broker, &channel, &group, client)
             }
         }
@@ -670,7 +722,7 @@ impl World {
                 LOCK_RENEW_INTERVAL
             }
         };
-        self.schedule(next, Action::ConsumerTimer { c, inc, timer });
+        self.schedule(next, Action::ConsumerTimer { c: c as u32, inc, timer });
     }
 
     fn find_consumer(&self, consumer_name: &str) -> Option<usize> {

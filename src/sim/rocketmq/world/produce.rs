@@ -103,7 +103,7 @@ impl World {
                 (Some(this), Some(next)) => next - this,
                 _ => send.interval_ms,
             };
-            self.schedule(delay, Action::ProduceNext { producer: p, send: s, i: i + 1 });
+            self.schedule(delay, Action::ProduceNext { producer: p as u32, send: s as u32, i: i + 1 });
         }
     }
 
@@ -128,7 +128,7 @@ impl World {
                 let bname = self.brokers[b].name.clone();
                 self.emit(Event::SendRefused { msg, broker: bname, topic, queue_id, attempt, reason: reason.clone() });
                 let latency = self.producer_of(msg).map(|p| self.producers[p].latency).unwrap_or(self.scenario.latency_ms);
-                self.schedule(latency, Action::SendRefused { msg, attempt, reason });
+                self.schedule(latency, Action::SendRefused(Box::new(wide::SendRefused { msg, attempt, reason })));
             }
         }
     }

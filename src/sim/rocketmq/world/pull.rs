@@ -86,7 +86,7 @@ impl World {
     fn respond_to_pull(&mut self, req: PullRequest, status: PullStatus, next: u64, msgs: Vec<MsgId>) {
         let latency = self.consumers[req.consumer].latency;
         let pq = PqRef { c: req.consumer, inc: req.incarnation, mq: req.mq, pq: req.pq };
-        self.schedule(latency, Action::PullResponse { pq: Box::new(pq), pull: req.id, status, next, msgs });
+        self.schedule(latency, Action::PullResponse(Box::new(wide::PullResponse { pq, pull: req.id, status, next, msgs })));
     }
 
     /// `PullMessageProcessor.processRequest`. Returns `None` when the request is held.
@@ -444,7 +444,10 @@ impl World {
                     } else {
                         let delay = self.consumers[c].spec.consume_time_ms;
                         let started_at = self.now;
-                        self.schedule(delay, Action::ConsumeDone { pq: Box::new(r.clone()), msgs: kept, started_at });
+                        self.schedule(
+                            delay,
+                            Action::ConsumeDone(Box::new(wide::ConsumeDone { pq: r.clone(), msgs: kept, started_at })),
+                        );
                     }
                 }
                 self.schedule(0, Action::PullSend { pq: Box::new(r) });

@@ -56,7 +56,7 @@ impl World {
         let generation = service.generation;
         let inc = self.consumers[c].incarnation;
         let delay = at.saturating_sub(self.now);
-        self.schedule(delay, Action::ConsumerTimer { c, inc, timer: ConsumerTimer::Rebalance { generation } });
+        self.schedule(delay, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::Rebalance { generation } });
     }
 
     /// `RebalanceService.wakeup()`: the next run happens now, but never sooner than `minInterval`
@@ -125,7 +125,15 @@ impl World {
                     let brokers: Vec<&str> = brokers.into_iter().collect();
                     let pick = if brokers.len() > 1 { self.rng.below(brokers.len() as u64) as usize } else { 0 };
                     let Some(b) = self.broker_index(brokers[pick]) else { continue };
-                    self.schedule(latency, Action::ConsumerListArrive { broker: b, c, inc, topic: topic.clone() });
+                    self.schedule(
+                        latency,
+                        Action::ConsumerListArrive(Box::new(wide::ConsumerListArrive {
+                            broker: b,
+                            c,
+                            inc,
+                            topic: topic.clone(),
+                        })),
+                    );
                 }
             }
         }
@@ -141,7 +149,7 @@ impl World {
         let group = self.consumers[c].group.clone();
         let cids = self.brokers[b].groups.get(&*group).map(|g| g.all_client_ids()).filter(|ids| !ids.is_empty());
         let latency = self.consumers[c].latency;
-        self.schedule(latency, Action::ConsumerListReply { c, inc, topic, cids });
+        self.schedule(latency, Action::ConsumerListReply(Box::new(wide::ConsumerListReply { c, inc, topic, cids })));
     }
 
     pub(super) fn handle_consumer_list_reply(&mut self, c: usize, inc: Incarnation, topic: String, cids: Option<Vec<String>>) {
