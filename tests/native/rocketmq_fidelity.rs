@@ -120,7 +120,7 @@ fn discarded_in_flight_results_count_as_consumptions_and_are_reported_as_duplica
         60_000,
     ));
     assert!(!events(&w, |e| matches!(e, Event::ResultsDiscarded { .. })).is_empty());
-    assert!(w.consumptions.iter().any(|c| c.result_discarded));
+    assert!(w.consumptions.iter().any(|c| c.result_discarded()));
     let r = report_json(&w);
     let dups = r["duplicates"].as_array().unwrap();
     assert_eq!(dups.len(), 1, "{dups:?}");

@@ -106,7 +106,7 @@ pub fn find_duplicates(w: &World) -> Vec<Duplicate> {
 /// Why `later` happened although the consumptions `earlier` (indexes) came before it.
 fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> DuplicateCause {
     let earlier: Vec<&ConsumptionRecord> = earlier.iter().map(|&i| &w.consumptions[i]).collect();
-    if let Some(e) = earlier.iter().find(|e| e.result_discarded) {
+    if let Some(e) = earlier.iter().find(|e| e.result_discarded()) {
         let shutdown = w.process_queue_record(e.pq).and_then(|r| r.dropped).is_some_and(|(_, why)| why == DropReason::Shutdown);
         return if shutdown { DuplicateCause::DiscardedByShutdown } else { DuplicateCause::DiscardedByRebalance };
     }

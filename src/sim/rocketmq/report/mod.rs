@@ -135,8 +135,8 @@ pub fn report_json(w: &World) -> Value {
             .iter()
             .map(|r| {
                 let mut v = message_json(&w.messages[w.messages[r.msg as usize].root() as usize]);
-                v["reconsumeTimes"] = json!(r.reconsume_times);
-                if r.result_discarded {
+                v["reconsumeTimes"] = json!(r.reconsume_times());
+                if r.result_discarded() {
                     v["resultDiscarded"] = json!(true);
                 }
                 v

@@ -16,21 +16,34 @@ pub struct ConsumptionRecord {
     pub pq: ProcessQueueId,
     pub started_at: Millis,
     pub at: Millis,
-    /// `reconsumeTimes` the listener saw (orderly local retries included).
-    pub reconsume_times: u32,
-    pub result_discarded: bool,
+    /// `reconsumeTimes` the listener saw (orderly local retries included), with
+    /// `DISCARDED` set when the run's result was discarded: one word keeps the record at 40 bytes.
+    reconsume: u32,
     /// Orderly: the broker lock grant the ProcessQueue held when the run started.
     pub lock: Option<LockGrantId>,
 }
+
+/// The bit of `ConsumptionRecord::reconsume` that marks a discarded result.
+const DISCARDED: u32 = 1 << 31;
 
 impl ConsumptionRecord {
     pub fn consumer(&self) -> usize {
         self.consumer as usize
     }
+
+    /// `reconsumeTimes` the listener saw (orderly local retries included).
+    pub fn reconsume_times(&self) -> u32 {
+        self.reconsume & !DISCARDED
+    }
+
+    /// The listener ran, but its ProcessQueue was dropped meanwhile, so its result was thrown away.
+    pub fn result_discarded(&self) -> bool {
+        self.reconsume & DISCARDED != 0
+    }
 }
 
 // One per consumption: a regression here multiplies by millions.
-const _: () = assert!(std::mem::size_of::<ConsumptionRecord>() <= 48);
+const _: () = assert!(std::mem::size_of::<ConsumptionRecord>() <= 40);
 
 /// Where a ProcessQueue's first pull offset came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,8 +225,8 @@ impl World {
             pq: r.pq,
             started_at,
             at: self.now,
-            reconsume_times,
-            result_discarded,
+            // Orderly local retries count up one per failed run, far below the flag bit.
+            reconsume: reconsume_times.min(!DISCARDED) | if result_discarded { DISCARDED } else { 0 },
             lock,
         });
         self.emit(Event::Consumed { msg: m, client, reconsume_times });

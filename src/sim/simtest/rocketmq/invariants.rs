@@ -132,7 +132,7 @@ fn check_consumed_from_live_process_queues(w: &World, out: &mut Vec<Violation>) 
             continue;
         };
         let live = pq.created_at <= r.started_at && pq.dropped.is_none_or(|(t, _)| t >= r.at);
-        if !live && !r.result_discarded {
+        if !live && !r.result_discarded() {
             violation(
                 out,
                 "process-queue-identity",
@@ -140,7 +140,7 @@ fn check_consumed_from_live_process_queues(w: &World, out: &mut Vec<Violation>) 
                 format!("{} counted m{} from {} dropped at {:?}", w.consumers[r.consumer()].name, r.msg, r.pq, pq.dropped),
             );
         }
-        if live && r.result_discarded && pq.dropped.is_none() {
+        if live && r.result_discarded() && pq.dropped.is_none() {
             violation(out, "process-queue-identity", r.at, format!("m{} discarded from the live {}", r.msg, r.pq));
         }
     }
@@ -297,7 +297,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
         if con.model == MessageModel::Clustering {
             let m = &w.messages[r.msg as usize];
             by_queue.entry((con.group.to_string(), mq_of(w, m))).or_default().push(i);
-            if r.lock.is_none() && !r.result_discarded && !has_twin(w, r.consumer()) {
+            if r.lock.is_none() && !r.result_discarded() && !has_twin(w, r.consumer()) {
                 violation(
                     out,
                     "orderly-locked",
@@ -322,7 +322,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
                 // unlocks every queue without waiting for running listeners
                 // (awaitTerminationMillisWhenShutdown = 0).
                 let forced = |r: &crate::sim::rocketmq::world::ConsumptionRecord| {
-                    let Some(pq) = w.process_queue_record(r.pq).filter(|_| r.result_discarded) else { return false };
+                    let Some(pq) = w.process_queue_record(r.pq).filter(|_| r.result_discarded()) else { return false };
                     let forced_removal =
                         pq.forced_unlock.is_some_and(|f| f.at > f.last_lock_at + crate::sim::rocketmq::world::UNLOCK_DELAY);
                     forced_removal || pq.dropped.is_some_and(|(_, why)| why == crate::sim::rocketmq::world::DropReason::Shutdown)
