@@ -5,6 +5,7 @@ pub mod id_map;
 pub mod log;
 pub mod queue;
 pub mod rng;
+pub mod runs;
 
 /// Logical time in milliseconds since the start of the scenario.
 pub type Millis = u64;
@@ -13,3 +14,4 @@ pub use id_map::IdMap;
 pub use log::{EventId, EventLog, LogEntry};
 pub use queue::EventQueue;
 pub use rng::SplitMix64;
+pub use runs::Runs;

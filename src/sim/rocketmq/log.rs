@@ -1,7 +1,7 @@
 //! The RocketMQ event log, stored compactly. A run logs a few entries per message (stored,
 //! filtered, consumed), so those entries are small fixed-size slots naming the message and
-//! interned names; every other event is kept whole in a side list. Times are stored once per
-//! change of time and causes as `u32`. Entries are decoded back to `Event` on reading, with the
+//! interned names; every other event is kept whole in a side list. Times and causes are stored
+//! once per run of equal values (a handler's events share both). Entries are decoded back to `Event` on reading, with the
 //! world's message records, and render byte for byte as the events they were built from.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use super::events::{Event, MsgId, Name, PullStatus};
 use super::store::Message;
 use super::types::MessageQueue;
 use super::world::World;
-use crate::sim::engine::{EventId, LogEntry, Millis};
+use crate::sim::engine::{EventId, LogEntry, Millis, Runs};
 use crate::sim::hash::{fnv1a64_extend, FNV1A64_OFFSET};
 
 /// The SQL92 verdicts a broker-side filter reports, by their index in a slot.
@@ -132,9 +132,9 @@ pub struct Log {
     whole_base: u32,
     pulls_base: u32,
     slots: Vec<Slot>,
-    causes: Vec<u32>,
-    /// (first entry, time) at each change of time.
-    times: Vec<(u32, Millis)>,
+    /// Each entry's cause and time, as runs: a handler's events share both.
+    causes: Runs<u32>,
+    times: Runs<Millis>,
     whole: Vec<Event>,
     pulls: Vec<PullSlot>,
     names: Interner,
@@ -181,16 +181,14 @@ impl Log {
         let pulls = dropped.iter().filter(|s| matches!(s, Slot::Pull(_))).count();
         let kept_at = self.time(self.base as usize + n);
         self.slots.drain(..n);
-        self.causes.drain(..n);
         self.whole.drain(..whole);
         self.pulls.drain(..pulls);
         self.base += n as u32;
         self.whole_base += whole as u32;
         self.pulls_base += pulls as u32;
-        // Keep the run of times that covers the first kept entry.
-        let run = self.times.partition_point(|&(first, _)| first <= self.base);
-        self.times.drain(..run.saturating_sub(1));
-        for v in [&mut self.slots as &mut dyn Shrink, &mut self.causes, &mut self.whole, &mut self.pulls, &mut self.times] {
+        self.causes.drop_before(self.base);
+        self.times.drop_before(self.base);
+        for v in [&mut self.slots as &mut dyn Shrink, &mut self.whole, &mut self.pulls] {
             v.shrink();
         }
         self.folded = Some(folded);
@@ -210,10 +208,8 @@ impl Log {
         let id = self.len() as u32;
         let slot = self.slot(messages, brokers, kind);
         self.slots.push(slot);
-        self.causes.push(cause.map_or(NO_CAUSE, |c| c.0));
-        if self.times.last().is_none_or(|&(_, t)| t != at) {
-            self.times.push((id, at));
-        }
+        self.causes.push(id, cause.map_or(NO_CAUSE, |c| c.0));
+        self.times.push(id, at);
         EventId(id)
     }
 
@@ -289,12 +285,13 @@ impl Log {
 
     /// Entry `i`'s time (for a compacted entry, the earliest time still held).
     fn time(&self, i: usize) -> Millis {
-        let run = self.times.partition_point(|&(first, _)| first as usize <= i);
-        self.times.get(run.saturating_sub(1)).map_or(0, |&(_, t)| t)
+        let i = i.max(self.base as usize);
+        u32::try_from(i).ok().and_then(|i| self.times.get(i)).unwrap_or(0)
     }
 
     fn cause(&self, i: usize) -> Option<EventId> {
-        let c = *self.causes.get(i.checked_sub(self.base as usize)?)?;
+        self.slot_at(i)?;
+        let c = self.causes.get(i as u32)?;
         Some(c).filter(|&c| c != NO_CAUSE).map(EventId)
     }
 
@@ -326,8 +323,8 @@ impl Log {
     pub fn bytes(&self) -> usize {
         use std::mem::size_of;
         self.slots.len() * size_of::<Slot>()
-            + self.causes.len() * size_of::<u32>()
-            + self.times.len() * size_of::<(u32, Millis)>()
+            + self.causes.bytes()
+            + self.times.bytes()
             + self.whole.len() * (size_of::<Event>() + 64)
             + self.pulls.len() * size_of::<PullSlot>()
             + self.names.bytes()
