@@ -172,7 +172,7 @@ fn produce_commands_add_send_scripts_mid_run() {
     let first = w.log().entries().find(|e| matches!(&e.kind, Event::MessageStored { tag: Some(t), .. } if &**t == "B")).unwrap();
     assert!(first.at >= 20_000);
     // The scripted sends and the command's share the producer's queue index: round-robin continues.
-    let queues: Vec<u32> = w.messages.iter().map(|m| m.queue_id).collect();
+    let queues: Vec<u32> = w.messages.iter().map(|m| m.queue_id()).collect();
     assert_eq!(queues, vec![0, 1, 2, 3, 0, 1, 2, 3]);
 }
 

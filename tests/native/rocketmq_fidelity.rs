@@ -176,7 +176,7 @@ fn an_orderly_queue_stays_with_its_busy_owner_and_the_new_owner_retries_soon() {
     for a in &w.consumptions {
         for b in &w.consumptions {
             let (ma, mb) = (&w.messages[a.msg as usize], &w.messages[b.msg as usize]);
-            if a.consumer() != b.consumer() && ma.queue_id == mb.queue_id && ma.topic() == mb.topic() {
+            if a.consumer() != b.consumer() && ma.queue_id() == mb.queue_id() && ma.topic() == mb.topic() {
                 assert!(a.at <= b.started_at || b.at <= a.started_at, "{a:?} overlaps {b:?}");
             }
         }
@@ -257,11 +257,11 @@ fn a_stale_producer_route_is_refused_and_the_send_retries_another_queue() {
     // Nothing is stored in a removed queue after the shrink.
     for m in &w.messages {
         if m.stored_at >= 10_000 {
-            assert!(m.queue_id < 4, "m{} stored in queue {} at {}", m.id, m.queue_id, m.stored_at);
+            assert!(m.queue_id() < 4, "m{} stored in queue {} at {}", m.id, m.queue_id(), m.stored_at);
         }
     }
     // After the 30 s route poll the new index starts at startIndex (0) on the 4-queue list.
-    let after: Vec<u32> = w.messages.iter().filter(|m| m.born_at > 32_000).take(4).map(|m| m.queue_id).collect();
+    let after: Vec<u32> = w.messages.iter().filter(|m| m.born_at > 32_000).take(4).map(|m| m.queue_id()).collect();
     assert_eq!(after.len(), 4);
     let r = report_json(&w);
     // Every message is consumed or reported: failed sends are listed with their reason.

@@ -119,7 +119,7 @@ fn cause_of(w: &World, earlier: &[usize], later: &ConsumptionRecord) -> Duplicat
         return DuplicateCause::RetryCopy;
     }
     let Some(pq) = w.process_queue_record(later.pq) else { return DuplicateCause::Unexplained };
-    let offset = w.messages[later.msg as usize].queue_offset;
+    let offset = w.messages[later.msg as usize].queue_offset();
     for e in &earlier {
         if e.pq == later.pq || pq.start_offset > offset {
             continue;

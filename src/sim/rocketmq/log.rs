@@ -230,8 +230,8 @@ impl Log {
                 if messages.get(msg as usize).is_some_and(|m| {
                     brokers.get(m.broker()).is_some_and(|b| b.name == *broker)
                         && m.topic() == topic
-                        && m.queue_id == queue_id
-                        && m.queue_offset == offset
+                        && m.queue_id() == queue_id
+                        && m.queue_offset() == offset
                         && m.tag() == tag
                 }) =>
             {
@@ -357,8 +357,8 @@ impl<'a> LogView<'a> {
                     msg,
                     broker: self.world.brokers[m.broker()].name.clone(),
                     topic: m.topic().clone(),
-                    queue_id: m.queue_id,
-                    offset: m.queue_offset,
+                    queue_id: m.queue_id(),
+                    offset: m.queue_offset(),
                     tag: m.tag().clone(),
                 }
             }

@@ -464,7 +464,7 @@ impl Simulation for World {
             msg,
             topic: m.topic().to_string(),
             partition: (m.pid != u32::MAX).then_some(m.pid),
-            offset: (m.pid != u32::MAX).then_some(m.queue_offset),
+            offset: (m.pid != u32::MAX).then_some(m.queue_offset()),
             label: m.tag().as_deref().map(str::to_string),
             body: m.body().text(),
             properties,

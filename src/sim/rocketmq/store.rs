@@ -25,27 +25,32 @@ pub struct Shape {
 }
 
 /// One stored message. Retry and DLQ copies are new messages that point at their origin.
+///
+/// Narrow fields behind accessors keep it at 48 bytes (asserted below): a run holds one per message.
 #[derive(Clone, Debug)]
 pub struct Message {
     pub id: MsgId,
     pub shape: Arc<Shape>,
-    /// The index within its send script (`{i}` in body and keys).
-    pub i: u32,
     pub born_at: u64,
     /// When the broker stored it (`storeTimestamp`); 0 until then.
     pub stored_at: u64,
-    pub queue_offset: u64,
-    /// Where it was stored: queue id and (with the broker) queue offset, set at store time.
-    pub queue_id: u32,
+    /// The index within its send script (`{i}` in body and keys) in the low 24 bits, and
+    /// `reconsumeTimes` (at most `MAX_RECONSUME_TIMES` + 1) in the high 8.
+    index_and_retries: u32,
+    /// Where it was stored (set at store time): queue offset, queue id and broker index.
+    queue_offset: u32,
     /// The neutral partition id of its queue (set at store time).
     pub pid: u32,
     /// For retry/DLQ copies: the message first produced, plus one (0: this is the original).
     origin: u32,
-    /// Broker index (a scenario has at most a few hundred brokers).
-    pub broker: u16,
-    /// At most `MAX_RECONSUME_TIMES` + 1: the copy past the last retry goes to the DLQ.
-    pub reconsume_times: u8,
+    queue_id: u16,
+    broker: u16,
 }
+
+/// `Message::index_and_retries`: the send index's bits.
+const INDEX_BITS: u32 = 24;
+const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+const _: () = assert!(crate::sim::scenario::MAX_MESSAGES_PER_SEND <= 1 << INDEX_BITS);
 
 impl Message {
     /// A message as the producer sends it: not stored yet, no retries, no origin.
@@ -53,15 +58,14 @@ impl Message {
         Message {
             id,
             shape,
-            i,
             born_at,
             stored_at: 0,
+            index_and_retries: i & INDEX_MASK,
             queue_offset: 0,
-            queue_id,
             pid: u32::MAX,
             origin: 0,
+            queue_id: queue_id as u16,
             broker: broker as u16,
-            reconsume_times: 0,
         }
     }
 
@@ -76,9 +80,41 @@ impl Message {
             pid: u32::MAX,
             stored_at: 0,
             origin: self.root() + 1,
-            reconsume_times,
+            index_and_retries: self.index() | u32::from(reconsume_times) << INDEX_BITS,
             ..*self
         }
+    }
+
+    /// The index within its send script (`{i}` in body and keys).
+    fn index(&self) -> u32 {
+        self.index_and_retries & INDEX_MASK
+    }
+
+    /// `reconsumeTimes` as stored with this copy.
+    pub fn reconsume_times(&self) -> u8 {
+        (self.index_and_retries >> INDEX_BITS) as u8
+    }
+
+    pub fn queue_id(&self) -> u32 {
+        u32::from(self.queue_id)
+    }
+
+    /// Queue offsets count the messages of one queue, so they fit the `MsgId` range.
+    pub fn queue_offset(&self) -> u64 {
+        u64::from(self.queue_offset)
+    }
+
+    /// Where the broker put it: `msgCheck` may send it to another queue first.
+    pub fn set_queue_id(&mut self, queue_id: u32) {
+        self.queue_id = queue_id as u16;
+    }
+
+    pub fn set_broker(&mut self, broker: usize) {
+        self.broker = broker as u16;
+    }
+
+    pub fn set_queue_offset(&mut self, offset: u64) {
+        self.queue_offset = offset as u32;
     }
 
     /// For retry/DLQ copies: the message first produced.
@@ -111,7 +147,7 @@ impl Message {
     }
 
     pub fn keys(&self) -> Option<String> {
-        self.shape.keys.as_ref().map(|k| with_index(k, self.i))
+        self.shape.keys.as_ref().map(|k| with_index(k, self.index()))
     }
 
     pub fn properties(&self) -> &BTreeMap<String, String> {
@@ -119,7 +155,7 @@ impl Message {
     }
 
     pub fn body(&self) -> Body {
-        Body { template: self.shape.body.clone(), i: self.i }
+        Body { template: self.shape.body.clone(), i: self.index() }
     }
 
     pub fn producer(&self) -> &Name {
@@ -145,9 +181,10 @@ fn with_index(template: &str, i: u32) -> String {
 }
 
 // Per-message records: a regression here multiplies by millions.
-const _: () = assert!(std::mem::size_of::<Message>() <= 56);
-// `Message::broker` is a u16: the scenario caps brokers well below that.
+const _: () = assert!(std::mem::size_of::<Message>() <= 48);
+// `Message::broker` and `queue_id` are u16: the scenario caps brokers and queues below that.
 const _: () = assert!(crate::sim::scenario::MAX_ENTITIES <= u16::MAX as usize);
+const _: () = assert!(super::scenario::MAX_QUEUES <= 1 << 16);
 const _: () = assert!(std::mem::size_of::<CqEntry>() == 8);
 
 /// A message body: the send script's template and the message's index, rendered on demand so

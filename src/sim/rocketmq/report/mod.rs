@@ -22,7 +22,7 @@ use crate::sim::engine::EventId;
 
 fn message_json(m: &Message) -> Value {
     json!({
-        "topic": &**m.topic(), "tag": m.tag().as_deref(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body().text(),
+        "topic": &**m.topic(), "tag": m.tag().as_deref(), "queueId": m.queue_id(), "offset": m.queue_offset(), "body": m.body().text(),
     })
 }
 
@@ -236,7 +236,7 @@ pub fn report_json(w: &World) -> Value {
             let mut causes: Vec<&str> = d.causes.iter().map(|c| c.text()).collect();
             causes.dedup();
             json!({
-                "group": d.group, "msg": d.root, "topic": &**m.topic(), "queueId": m.queue_id, "offset": m.queue_offset, "body": m.body().text(),
+                "group": d.group, "msg": d.root, "topic": &**m.topic(), "queueId": m.queue_id(), "offset": m.queue_offset(), "body": m.body().text(),
                 "consumers": d.consumptions.iter().map(|&i| &*w.consumers[w.consumptions[i].consumer()].name).collect::<Vec<_>>(),
                 "cause": causes.join("; "),
             })

@@ -44,16 +44,16 @@ fn compacted(w: &World, root: MsgId) -> Option<(&'static str, String)> {
     let passed = w.consumers.iter().any(|c| {
         c.pqs.iter().any(|(mq, pq)| {
             *mq.topic == **m.topic()
-                && mq.queue_id == m.queue_id
+                && mq.queue_id == m.queue_id()
                 && *mq.broker == *w.brokers[m.broker()].name
-                && m.queue_offset < pq.next_offset
+                && m.queue_offset() < pq.next_offset
         })
     });
     if !passed
         && w.brokers[m.broker()]
             .offsets
             .iter()
-            .all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id || o <= m.queue_offset)
+            .all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id() || o <= m.queue_offset())
     {
         return None;
     }
@@ -105,12 +105,12 @@ fn from_provenance(
                 let kind = if collision.is_some() { "tag-hash-collision" } else { "client-filtered" };
                 return Some((kind, format!(
                     "{client} pulled it ({broker_part}) and {own}; {client}'s offset for queue {} moved past it, and no other member pulls that queue range again",
-                    m.queue_id
+                    m.queue_id()
                 )));
             }
             Event::BrokerFiltered { client, expression, table_owner, verdict: Some(v), .. } if member_ids.contains(&**client) => {
                 ids.push(e.0);
-                let q = m.queue_id;
+                let q = m.queue_id();
                 let reason = if *v == "BLOOM_MISS" {
                     format!("skipped by the broker while {client} pulled queue {q}: the consume-queue bloom bitmap says the group's SQL92 filter {expression:?} does not match; the offset moved past it")
                 } else {
@@ -129,7 +129,7 @@ fn from_provenance(
                 ids.push(e.0);
                 return Some(("broker-filtered", format!(
                     "skipped by the broker while {client} pulled queue {}: the group's subscription table held {expression:?} (written by {table_owner}'s heartbeat), which does not match tag {tag}; the offset moved past it",
-                    m.queue_id
+                    m.queue_id()
                 )));
             }
             Event::MovedToDlq { group: g, .. } if **g == *group => {
@@ -170,18 +170,18 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     if m.stored_at == 0 {
         return ("in-flight-send", "not stored yet: the send is still on its way to the broker".to_string());
     }
-    let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id);
+    let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id());
     if members.len() == 1 && w.consumers[members[0]].model == MessageModel::Broadcasting {
-        if let Some(r) = broadcast_member_reason(w, members[0], &mq, m.queue_offset) {
+        if let Some(r) = broadcast_member_reason(w, members[0], &mq, m.queue_offset()) {
             return r;
         }
     }
     let holder = members.iter().map(|&c| (c, &w.consumers[c])).find(|(_, c)| c.running && c.pqs.contains_key(&mq));
     if let Some((c, con)) = holder {
-        return held_by(w, c, con, &mq, m.queue_offset);
+        return held_by(w, c, con, &mq, m.queue_offset());
     }
     let read = w.brokers[m.broker()].topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
-    if m.queue_id >= read {
+    if m.queue_id() >= read {
         return ("beyond-route", format!(
             "its queue {} is beyond the topic's {read} read queue(s) since setQueueCount: no route lists it, so no consumer will pull it",
             mq.short()

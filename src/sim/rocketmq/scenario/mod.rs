@@ -3,6 +3,7 @@
 //! (`sim::scenario`).
 
 mod parse;
+pub(crate) use parse::MAX_QUEUES;
 pub mod properties;
 mod write;
 

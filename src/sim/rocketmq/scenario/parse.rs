@@ -13,7 +13,7 @@ use crate::sim::scenario::{
     bounded, non_empty, read_envelope, string_list, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
 };
 
-const MAX_QUEUES: u64 = 65_536;
+pub(crate) const MAX_QUEUES: u64 = 65_536;
 
 /// Parses scenario text. `Err` lists every problem found, each with its JSON path.
 pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {

@@ -17,7 +17,7 @@ impl World {
             return;
         }
         for &m in &msgs {
-            let times = u32::from(self.messages[m as usize].reconsume_times);
+            let times = u32::from(self.messages[m as usize].reconsume_times());
             if !self.consumers[r.c].fails(times) {
                 self.record_consumed(&r, m, started_at, times, false, None);
                 continue;
@@ -36,7 +36,7 @@ impl World {
         let con = &mut self.consumers[r.c];
         let pq = con.pq_mut(&r.mq, r.pq).expect("live_pq checked it");
         for &m in &msgs {
-            let off = self.messages[m as usize].queue_offset;
+            let off = self.messages[m as usize].queue_offset();
             pq.in_flight.remove(&off);
         }
         if let Some(o) = pq.committed_offset() {
@@ -49,7 +49,7 @@ impl World {
     /// consumed, nothing is acknowledged, sent back or committed.
     fn discard_results(&mut self, r: &PqRef, msgs: &[MsgId], started_at: Millis, lock: Option<LockGrantId>) {
         for &m in msgs {
-            let times = u32::from(self.messages[m as usize].reconsume_times) + self.local_reconsume_of(r, m);
+            let times = u32::from(self.messages[m as usize].reconsume_times()) + self.local_reconsume_of(r, m);
             if self.consumers[r.c].fails(times) {
                 let client = self.consumers[r.c].client_id.clone();
                 self.consumers[r.c].stats.failed += 1;
@@ -145,7 +145,7 @@ impl World {
             return;
         }
         let local = self.local_reconsume_of(&r, m);
-        let times = u32::from(self.messages[m as usize].reconsume_times) + local;
+        let times = u32::from(self.messages[m as usize].reconsume_times()) + local;
         if self.consumers[r.c].fails(times) {
             let client = self.consumers[r.c].client_id.clone();
             let con = &mut self.consumers[r.c];
@@ -160,7 +160,7 @@ impl World {
             return;
         }
         self.record_consumed(&r, m, started_at, times, false, lock);
-        let off = self.messages[m as usize].queue_offset;
+        let off = self.messages[m as usize].queue_offset();
         let con = &mut self.consumers[r.c];
         let pq = con.pq_mut(&r.mq, r.pq).expect("live");
         pq.in_flight.remove(&off);
@@ -184,23 +184,23 @@ impl World {
     pub(super) fn handle_send_back(&mut self, b: usize, m: MsgId, group: Name) {
         let orig = self.messages[m as usize].clone();
         let id = self.messages.len() as MsgId;
-        if u32::from(orig.reconsume_times) >= MAX_RECONSUME_TIMES {
+        if u32::from(orig.reconsume_times()) >= MAX_RECONSUME_TIMES {
             let dlq = crate::sim::rocketmq::types::dlq_topic(&group);
             self.brokers[b].ensure_topic(&dlq, 1);
             self.assign_partition_ids(b, &dlq);
             self.emit(Event::MovedToDlq { msg: m, group });
             self.fates.push(Fate::Pending);
             let shape = Arc::new(Shape { topic: name(&dlq), ..(*orig.shape).clone() });
-            self.messages.push(orig.copy(id, shape, b, orig.reconsume_times));
+            self.messages.push(orig.copy(id, shape, b, orig.reconsume_times()));
             self.handle_store(id);
             return;
         }
-        let level = (3 + orig.reconsume_times as usize).min(DELAY_LEVELS_MS.len());
+        let level = (3 + orig.reconsume_times() as usize).min(DELAY_LEVELS_MS.len());
         let delay = DELAY_LEVELS_MS[level - 1];
         let rt = retry_topic(&group);
         self.brokers[b].ensure_topic(&rt, 1);
         self.assign_partition_ids(b, &rt);
-        let reconsume_times = orig.reconsume_times + 1;
+        let reconsume_times = orig.reconsume_times() + 1;
         self.emit(Event::SentBack { msg: m, group, delay_ms: delay, reconsume_times: reconsume_times.into() });
         // The copy keeps the original's properties and born time; RETRY_TOPIC is set only when
         // absent, so it names the original topic on every retry (`consumerSendMsgBack`).

@@ -113,7 +113,7 @@ impl World {
     pub(super) fn handle_store_arrive(&mut self, msg: MsgId, attempt: u32) {
         let (b, topic, queue_id) = {
             let m = &self.messages[msg as usize];
-            (m.broker(), m.topic().clone(), m.queue_id)
+            (m.broker(), m.topic().clone(), m.queue_id())
         };
         let refusal = match self.brokers[b].topics.get(&*topic) {
             None => Some(format!("topic[{topic}] not exist")),
@@ -162,8 +162,8 @@ impl World {
         let index = self.producers[p].indexes.entry(topic).or_insert_with(|| ThreadLocalIndex::starting_at(start));
         let (broker, queue_id) = queues[index.select_avoiding(queues.len(), |pos| queues[pos].0 == last_broker)];
         let m = &mut self.messages[msg as usize];
-        m.broker = broker as u16;
-        m.queue_id = queue_id;
+        m.set_broker(broker);
+        m.set_queue_id(queue_id);
         let latency = self.producers[p].latency;
         self.schedule(latency, Action::StoreArrive { msg, attempt: attempt + 1 });
     }
@@ -171,7 +171,7 @@ impl World {
     pub(super) fn handle_store(&mut self, msg: MsgId) {
         let (broker, topic, queue_id, tags_code) = {
             let m = &self.messages[msg as usize];
-            (m.broker(), m.topic().clone(), m.queue_id, m.tags_code())
+            (m.broker(), m.topic().clone(), m.queue_id(), m.tags_code())
         };
         let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
         let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
@@ -186,7 +186,7 @@ impl World {
         if self.brokers[broker].enable_calc_filter_bitmap {
             self.calc_bitmap(broker, msg);
         }
-        self.messages[msg as usize].queue_offset = offset;
+        self.messages[msg as usize].set_queue_offset(offset);
         if self.brokers[broker].cq(&topic, queue_id).is_some_and(|cq| cq.pid.is_none()) {
             self.assign_partition_ids(broker, &topic);
         }

@@ -361,9 +361,9 @@ impl World {
             match arrived {
                 Some(msg) => {
                     let m = &self.messages[msg as usize];
-                    let same_queue = r.mq.queue_id == m.queue_id && *r.mq.topic == **m.topic();
+                    let same_queue = r.mq.queue_id == m.queue_id() && *r.mq.topic == **m.topic();
                     same_queue
-                        && ((broker.max_offset(m.topic(), m.queue_id) > r.offset
+                        && ((broker.max_offset(m.topic(), m.queue_id()) > r.offset
                             && self.held_filter_matches(broker, &h.filter, m))
                             || timed_out)
                 }
@@ -435,7 +435,7 @@ impl World {
                 pq.next_offset = next;
                 if !kept.is_empty() {
                     for &m in &kept {
-                        let off = self.messages[m as usize].queue_offset;
+                        let off = self.messages[m as usize].queue_offset();
                         pq.in_flight.insert(off, m);
                         pq.max_offset = Some(pq.max_offset.map_or(off, |x| x.max(off)));
                     }

@@ -151,13 +151,13 @@ fn check_stored_once(w: &World, out: &mut Vec<Violation>) {
         if m.stored_at == 0 {
             continue;
         }
-        let entry = w.brokers[m.broker()].cq(m.topic(), m.queue_id).and_then(|cq| cq.entries.get(m.queue_offset as usize));
+        let entry = w.brokers[m.broker()].cq(m.topic(), m.queue_id()).and_then(|cq| cq.entries.get(m.queue_offset() as usize));
         if entry.is_none_or(|e| e.msg != m.id) {
             violation(
                 out,
                 "stored-once",
                 m.stored_at,
-                format!("m{} is not at {}:{}@{}", m.id, m.topic(), m.queue_id, m.queue_offset),
+                format!("m{} is not at {}:{}@{}", m.id, m.topic(), m.queue_id(), m.queue_offset()),
             );
         }
     }
@@ -212,8 +212,8 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
                             "m{} ({}:{}@{}) for {group}{}: consumed={} listed unconsumed={is_listed}",
                             m.id,
                             m.topic(),
-                            m.queue_id,
-                            m.queue_offset,
+                            m.queue_id(),
+                            m.queue_offset(),
                             member.as_deref().map(|x| format!("/{x}")).unwrap_or_default(),
                             consumed.contains(&m.id)
                         ),
@@ -263,14 +263,14 @@ fn check_duplicates(w: &World, out: &mut Vec<Violation>) {
                 out,
                 "duplicates-explained",
                 w.now,
-                format!("m{} ({}:{}@{}) in {}: {}", d.root, m.topic(), m.queue_id, m.queue_offset, d.group, who.join(", ")),
+                format!("m{} ({}:{}@{}) in {}: {}", d.root, m.topic(), m.queue_id(), m.queue_offset(), d.group, who.join(", ")),
             );
         }
     }
 }
 
 fn mq_of(w: &World, m: &Message) -> MessageQueue {
-    MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id)
+    MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id())
 }
 
 /// Whether another member of `c`'s group that ran shares its clientId. Broker locks are keyed by
@@ -308,7 +308,7 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
         }
     }
     for (pq, runs) in &by_pq {
-        let offsets: Vec<u64> = runs.iter().map(|&i| w.messages[w.consumptions[i].msg as usize].queue_offset).collect();
+        let offsets: Vec<u64> = runs.iter().map(|&i| w.messages[w.consumptions[i].msg as usize].queue_offset()).collect();
         if offsets.windows(2).any(|p| p[0] >= p[1]) {
             violation(out, "orderly-order", w.now, format!("{pq} consumed offsets {offsets:?}"));
         }
@@ -431,7 +431,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
             {
                 let broker = &w.brokers[m.broker()];
                 let read = broker.topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
-                if m.queue_id >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
+                if m.queue_id() >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
                     continue;
                 }
                 let consumed_by = |c: usize| w.consumers[c].consumed.contains(&m.id);
@@ -445,7 +445,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
                         for &c in &running {
                             let mq = mq_of(w, m);
                             let from = w.policy_start(c, &mq).unwrap_or(0);
-                            if m.queue_offset < from || failed_by(w, c, m.id) || consumed_by(c) {
+                            if m.queue_offset() < from || failed_by(w, c, m.id) || consumed_by(c) {
                                 continue;
                             }
                             violation(out, "consistent-group-liveness", w.now, lost(w, &group, Some(c), m));
@@ -481,8 +481,8 @@ fn lost(w: &World, group: &str, member: Option<usize>, m: &Message) -> String {
         member.map(|c| format!("/{}", w.consumers[c].name)).unwrap_or_default(),
         m.id,
         m.topic(),
-        m.queue_id,
-        m.queue_offset,
+        m.queue_id(),
+        m.queue_offset(),
         m.tag().as_deref().unwrap_or("-"),
         m.stored_at
     )
