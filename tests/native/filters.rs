@@ -103,7 +103,7 @@ fn sql92_version_switch_changes_contains() {
         })
         .to_string()
     };
-    let consumed = |w: &World| w.consumers[0].consumed.len();
+    let consumed = |w: &World| w.consumers[0].stats.consumed;
     assert_eq!(consumed(&run(&mk("5"))), 2);
     // 4.9.x: CONTAINS is an identifier, so the expression is the bare property `a`, never TRUE.
     assert_eq!(consumed(&run(&mk("4.9"))), 0);

@@ -188,5 +188,5 @@ fn explicit_send_times_are_honoured() {
     let w = run(&text);
     let born: Vec<u64> = w.messages.iter().map(|m| m.born_at).collect();
     assert_eq!(born, vec![3000, 3500, 9000]);
-    assert_eq!(w.consumers[0].consumed.len(), 3);
+    assert_eq!(w.consumers[0].stats.consumed, 3);
 }

@@ -344,7 +344,7 @@ fn sql_scenario(expr: &str, props: Value) -> Value {
 fn sql92_sees_uniq_key_and_cluster() {
     for expr in ["CLUSTER = 'DefaultCluster'", "UNIQ_KEY IS NOT NULL", "UNIQ_KEY STARTSWITH '7F000001'"] {
         let w = run(sql_scenario(expr, json!({"a": "1"})));
-        assert_eq!(w.consumers[0].consumed.len(), 1, "{expr}");
+        assert_eq!(w.consumers[0].stats.consumed, 1, "{expr}");
     }
 }
 
@@ -365,7 +365,7 @@ fn bloom_in_live_uses_the_store_time_strictly() {
     let w = run(v);
     // The message was stored at 3000, in the millisecond C1's filter data was born.
     assert_eq!(w.messages[0].stored_at, 3000);
-    assert_eq!(w.consumers[1].consumed.len(), 1);
+    assert_eq!(w.consumers[1].stats.consumed, 1);
     assert!(events(&w, |e| matches!(e, Event::BrokerFiltered { client, verdict: Some("BLOOM_MISS"), .. } if &**client == "C1"))
         .is_empty());
 }
@@ -490,7 +490,7 @@ fn subscribing_to_a_missing_topic_warns_until_it_appears() {
     w.run_to_end();
     let not_found: Vec<u64> = events(&w, |e| matches!(e, Event::RouteNotFound { .. })).iter().map(|x| x.0).collect();
     assert!(!not_found.is_empty() && not_found.iter().all(|&t| t < 61_000), "{not_found:?}");
-    assert_eq!(w.consumers[0].consumed.len(), 4);
+    assert_eq!(w.consumers[0].stats.consumed, 4);
 }
 
 /// The duplicate-client-id preset: two instances share a clientId, compute the same AVG block

@@ -184,8 +184,6 @@ pub struct Consumer {
     /// Why the last `start()` threw, if it did.
     pub start_error: Option<String>,
     pub stats: ConsumerStats,
-    /// Root message ids this consumer consumed, in order.
-    pub consumed: Vec<MsgId>,
 }
 
 impl Consumer {

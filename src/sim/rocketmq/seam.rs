@@ -501,8 +501,8 @@ impl Simulation for World {
         }
         // Per group: consumptions, and how many of them repeat a message already consumed.
         let mut by_group: BTreeMap<&str, Vec<MsgId>> = BTreeMap::new();
-        for c in &self.consumers {
-            by_group.entry(&c.group).or_default().extend(c.consumed.iter().copied());
+        for r in &self.consumptions {
+            by_group.entry(&self.consumers[r.consumer()].group).or_default().push(self.messages[r.msg as usize].root());
         }
         for (_, mut ms) in by_group {
             t.consumed += ms.len() as u64;

@@ -23,7 +23,7 @@ pub fn Tables() -> impl IntoView {
                      <td class=\"num\">{}</td><td class=\"num\">{}</td>\
                      <td class=\"num\" data-testid=\"retried-count\" data-client-id=\"{id}\">{}</td>\
                      <td class=\"num\" data-testid=\"failed-count\" data-client-id=\"{id}\">{}</td></tr>",
-                    c.consumed.len(),
+                    c.stats.consumed,
                     c.stats.pulled,
                     c.stats.client_filtered,
                     c.stats.retried,

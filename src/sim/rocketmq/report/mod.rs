@@ -206,7 +206,7 @@ pub fn report_json(w: &World) -> Value {
         for scope in scopes {
             let topics: BTreeSet<&str> =
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
-            let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
+            let consumed = w.consumed_roots(&scope);
             for m in &w.messages {
                 if m.origin().is_some()
                     || is_system_topic(m.topic())

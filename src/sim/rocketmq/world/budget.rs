@@ -48,7 +48,6 @@ impl World {
     pub fn memory_bytes(&self) -> u64 {
         let cq_entries: usize = self.brokers.iter().flat_map(|b| b.cqs.values()).flatten().map(|cq| cq.entries.len()).sum();
         let bitmaps: usize = self.brokers.iter().map(|b| b.bitmaps.len() * 64).sum();
-        let consumed: usize = self.consumers.iter().map(|c| c.consumed.len() * size_of::<MsgId>()).sum();
         let in_flight: usize = self.consumers.iter().flat_map(|c| c.pqs.values()).map(|pq| pq.in_flight.len() * 32).sum();
         (self.log_store.bytes()
             + self.messages.len() * size_of::<Message>()
@@ -59,7 +58,6 @@ impl World {
             + self.skip_notes.len() * 48
             + self.queue.len() * (size_of::<Action>() + size_of::<Option<EventId>>())
             + bitmaps
-            + consumed
             + in_flight) as u64
     }
 

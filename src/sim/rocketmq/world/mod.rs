@@ -503,7 +503,6 @@ impl World {
             crashed: false,
             start_error: None,
             stats: ConsumerStats::default(),
-            consumed: Vec::new(),
         }
     }
 

@@ -26,6 +26,17 @@ pub struct ConsumptionRecord {
 /// The bit of `ConsumptionRecord::reconsume` that marks a discarded result.
 const DISCARDED: u32 = 1 << 31;
 
+impl World {
+    /// The messages (as roots: a retry counts for its original) that any of `consumers` consumed.
+    pub fn consumed_roots(&self, consumers: &[usize]) -> BTreeSet<MsgId> {
+        self.consumptions
+            .iter()
+            .filter(|r| consumers.contains(&r.consumer()))
+            .map(|r| self.messages[r.msg as usize].root())
+            .collect()
+    }
+}
+
 impl ConsumptionRecord {
     pub fn consumer(&self) -> usize {
         self.consumer as usize
@@ -210,13 +221,11 @@ impl World {
         result_discarded: bool,
         lock: Option<LockGrantId>,
     ) {
-        let root = self.messages[m as usize].root();
         let con = &mut self.consumers[r.c];
         con.stats.consumed += 1;
         if result_discarded {
             con.stats.discarded += 1;
         }
-        con.consumed.push(root);
         let client = con.client_id.clone();
         self.consumptions.push(ConsumptionRecord {
             msg: m,

@@ -197,7 +197,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
         for scope in scopes {
             let topics: BTreeSet<&str> =
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
-            let consumed: BTreeSet<MsgId> = scope.iter().flat_map(|&c| w.consumers[c].consumed.iter().copied()).collect();
+            let consumed = w.consumed_roots(&scope);
             let member = (model == MessageModel::Broadcasting).then(|| w.consumers[scope[0]].name.to_string());
             for m in
                 w.messages.iter().filter(|m| m.origin().is_none() && !is_system_topic(m.topic()) && topics.contains(&**m.topic()))
@@ -423,6 +423,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
         }
         let Some(quiet_from) = quiet_from(scenario, w, &members) else { continue };
         let con = &w.consumers[first];
+        let consumed: Vec<BTreeSet<MsgId>> = (0..w.consumers.len()).map(|c| w.consumed_roots(&[c])).collect();
         for sub in &con.spec.subscriptions {
             for m in w
                 .messages
@@ -434,7 +435,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
                 if m.queue_id() >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
                     continue;
                 }
-                let consumed_by = |c: usize| w.consumers[c].consumed.contains(&m.id);
+                let consumed_by = |c: usize| consumed[c].contains(&m.id);
                 match con.model {
                     MessageModel::Clustering => {
                         if !members.iter().any(|&c| consumed_by(c)) {
