@@ -155,7 +155,7 @@ impl Broker {
         self.cq(topic, queue_id).map(|c| c.max_offset()).unwrap_or(0)
     }
 
-    pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId, tags_code: i64) -> u64 {
+    pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId) -> u64 {
         if !self.cqs.contains_key(topic) {
             self.cqs.insert(topic.to_string(), Vec::new());
         }
@@ -164,7 +164,7 @@ impl Broker {
             cqs.push(ConsumeQueue::default());
         }
         let cq = &mut cqs[queue_id as usize];
-        cq.entries.push(super::store::CqEntry::new(msg, tags_code));
+        cq.entries.push(super::store::CqEntry { msg });
         cq.max_offset() - 1
     }
 

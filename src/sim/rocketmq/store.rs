@@ -185,7 +185,7 @@ const _: () = assert!(std::mem::size_of::<Message>() <= 48);
 // `Message::broker` and `queue_id` are u16: the scenario caps brokers and queues below that.
 const _: () = assert!(crate::sim::scenario::MAX_ENTITIES <= u16::MAX as usize);
 const _: () = assert!(super::scenario::MAX_QUEUES <= 1 << 16);
-const _: () = assert!(std::mem::size_of::<CqEntry>() == 8);
+const _: () = assert!(std::mem::size_of::<CqEntry>() == 4);
 
 /// A message body: the send script's template and the message's index, rendered on demand so
 /// a million-message run does not allocate a million strings.
@@ -202,23 +202,11 @@ impl Body {
     }
 }
 
-/// A ConsumeQueue entry: the message and its tags hash code. The broker's entry holds a long,
-/// but the model's codes are `hashCode`s, so 32 bits keep the entry at 8 bytes.
+/// A ConsumeQueue entry. The broker's entry also holds the tags hash code; here that is the
+/// message's own (`Message::tags_code`, fixed at store time), so the entry is the message id alone.
 #[derive(Clone, Copy, Debug)]
 pub struct CqEntry {
     pub msg: MsgId,
-    code: i32,
-}
-
-impl CqEntry {
-    pub fn new(msg: MsgId, tags_code: i64) -> CqEntry {
-        CqEntry { msg, code: tags_code as i32 }
-    }
-
-    /// The tags code, sign-extended as the broker reads it.
-    pub fn tags_code(&self) -> i64 {
-        self.code as i64
-    }
 }
 
 #[derive(Clone, Debug, Default)]

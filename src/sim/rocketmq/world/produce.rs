@@ -169,11 +169,11 @@ impl World {
     }
 
     pub(super) fn handle_store(&mut self, msg: MsgId) {
-        let (broker, topic, queue_id, tags_code) = {
+        let (broker, topic, queue_id) = {
             let m = &self.messages[msg as usize];
-            (m.broker(), m.topic().clone(), m.queue_id(), m.tags_code())
+            (m.broker(), m.topic().clone(), m.queue_id())
         };
-        let offset = self.brokers[broker].append(&topic, queue_id, msg, tags_code);
+        let offset = self.brokers[broker].append(&topic, queue_id, msg);
         let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
             Some(pid) => pid,
             None => {

@@ -174,7 +174,7 @@ impl World {
                 let e = cq.entries[o as usize];
                 next = o + 1;
                 o += 1;
-                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, e.tags_code()) {
+                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, self.messages[e.msg as usize].tags_code()) {
                     ScanVerdict::Filtered(verdict) => skipped.push((e.msg, verdict)),
                     ScanVerdict::Found => {
                         if self.tag_hash_collision(&sub, e.msg) {
