@@ -155,7 +155,8 @@ impl Broker {
         self.cq(topic, queue_id).map(|c| c.max_offset()).unwrap_or(0)
     }
 
-    pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId) -> u64 {
+    /// Appends `msg` to its consume queue: its offset, and the queue's partition id if it has one.
+    pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId) -> (u64, Option<u32>) {
         if !self.cqs.contains_key(topic) {
             self.cqs.insert(topic.to_string(), Vec::new());
         }
@@ -165,7 +166,7 @@ impl Broker {
         }
         let cq = &mut cqs[queue_id as usize];
         cq.entries.push(super::store::CqEntry { msg });
-        cq.max_offset() - 1
+        (cq.max_offset() - 1, cq.pid)
     }
 
     pub fn committed(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {

@@ -5,6 +5,7 @@
 //! world's message records, and render byte for byte as the events they were built from.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::broker::Broker;
 use super::events::{Event, MsgId, Name, PullStatus};
@@ -89,16 +90,31 @@ const PULL_STATUSES: [PullStatus; 4] =
 struct Interner {
     names: Vec<Name>,
     ids: BTreeMap<Name, u32>,
+    /// The last names looked up, by allocation: a run logs the same few `Arc`s (client ids) over
+    /// and over, and comparing pointers is cheaper than comparing text. Holding the `Arc` keeps
+    /// its address from being reused by another name.
+    recent: [Option<(Name, u32)>; RECENT_NAMES],
+    next_recent: usize,
 }
+
+const RECENT_NAMES: usize = 8;
 
 impl Interner {
     fn id(&mut self, s: &Name) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
+        if let Some((_, id)) = self.recent.iter().flatten().find(|(n, _)| Arc::ptr_eq(n, s)) {
+            return *id;
         }
-        let id = self.names.len() as u32;
-        self.names.push(s.clone());
-        self.ids.insert(s.clone(), id);
+        let id = match self.ids.get(s) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(s.clone());
+                self.ids.insert(s.clone(), id);
+                id
+            }
+        };
+        self.recent[self.next_recent] = Some((s.clone(), id));
+        self.next_recent = (self.next_recent + 1) % RECENT_NAMES;
         id
     }
 
@@ -116,6 +132,14 @@ impl Interner {
     fn bytes(&self) -> usize {
         self.names.iter().map(|n| n.len() + 48).sum()
     }
+}
+
+/// A `BrokerFiltered` entry's names as interned ids.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FilterNames {
+    client: NameId,
+    expression: NameId,
+    table_owner: NameId,
 }
 
 /// Entry ids are absolute: compaction drops a prefix of the entries but never renumbers them.
@@ -205,8 +229,59 @@ impl Log {
         cause: Option<EventId>,
         kind: Event,
     ) -> EventId {
-        let id = self.len() as u32;
         let slot = self.slot(messages, brokers, kind);
+        self.push_slot(at, cause, slot)
+    }
+
+    /// Appends the `MessageStored` of `msg`, whose record holds everything the event says.
+    pub(crate) fn push_stored(&mut self, at: Millis, cause: Option<EventId>, msg: MsgId) -> EventId {
+        self.push_slot(at, cause, Slot::Stored { msg })
+    }
+
+    /// Appends a `Consumed`, or `None` when its client is past the names a slot can hold (the
+    /// caller logs the whole event).
+    pub(crate) fn push_consumed(
+        &mut self,
+        at: Millis,
+        cause: Option<EventId>,
+        msg: MsgId,
+        client: &Name,
+        reconsume_times: u32,
+    ) -> Option<EventId> {
+        let client = short(self.names.id(client))?;
+        Some(self.push_slot(at, cause, Slot::Consumed { msg, client, reconsume_times }))
+    }
+
+    /// The interned names of a pull's `BrokerFiltered` entries, looked up once for all of them
+    /// (`None` past the names a slot can hold).
+    pub(crate) fn filter_names(&mut self, client: &Name, expression: &str, table_owner: &Name) -> Option<FilterNames> {
+        Some(FilterNames {
+            client: short(self.names.id(client))?,
+            expression: short(self.names.id_of_str(expression))?,
+            table_owner: short(self.names.id(table_owner))?,
+        })
+    }
+
+    /// Appends a `BrokerFiltered` with names from [`Log::filter_names`], or `None` for a verdict a
+    /// slot cannot hold (the caller logs the whole event).
+    pub(crate) fn push_broker_filtered(
+        &mut self,
+        at: Millis,
+        cause: Option<EventId>,
+        msg: MsgId,
+        names: FilterNames,
+        verdict: Option<&'static str>,
+    ) -> Option<EventId> {
+        let verdict = match verdict {
+            None => NO_VERDICT,
+            Some(v) => VERDICTS.iter().position(|x| *x == v)? as u8,
+        };
+        let FilterNames { client, expression, table_owner } = names;
+        Some(self.push_slot(at, cause, Slot::BrokerFiltered { msg, client, expression, table_owner, verdict }))
+    }
+
+    fn push_slot(&mut self, at: Millis, cause: Option<EventId>, slot: Slot) -> EventId {
+        let id = self.len() as u32;
         self.slots.push(slot);
         self.causes.push(id, cause.map_or(NO_CAUSE, |c| c.0));
         self.times.push(id, at);

@@ -597,6 +597,16 @@ impl World {
             Event::MovedToDlq { msg, .. } => (*msg, Fate::DeadLettered),
             _ => return,
         };
+        let verdict = match kind {
+            Event::BrokerFiltered { verdict, .. } => *verdict,
+            _ => None,
+        };
+        self.mark_fate(m, fate, verdict);
+    }
+
+    /// Records what became of `m`'s root message (a consumption is never overwritten), and a
+    /// SQL92 verdict that skipped it.
+    fn mark_fate(&mut self, m: MsgId, fate: Fate, verdict: Option<&'static str>) {
         let root = self.messages.get(m as usize).map(|x| x.root()).unwrap_or(m) as usize;
         if self.fates.len() <= root {
             return;
@@ -604,7 +614,7 @@ impl World {
         if self.fates[root] != Fate::Consumed || fate == Fate::Consumed {
             self.fates[root] = fate;
         }
-        if let Event::BrokerFiltered { verdict: Some(v), .. } = kind {
+        if let Some(v) = verdict {
             self.skip_notes.insert(root as MsgId, v);
         }
     }
@@ -614,6 +624,55 @@ impl World {
         let id = self.log_store.push(&self.messages, &self.brokers, self.now, self.handler_cause, kind);
         self.last_emitted = Some(id);
         id
+    }
+
+    /// `emit(MessageStored)` for a message just stored, read back from its record: the stores are
+    /// as many as the messages, so this skips building the event.
+    fn emit_stored(&mut self, msg: MsgId) -> EventId {
+        let id = self.log_store.push_stored(self.now, self.handler_cause, msg);
+        self.last_emitted = Some(id);
+        id
+    }
+
+    /// `emit(Consumed)` without building the event when the log can hold it as a slot.
+    fn emit_consumed(&mut self, msg: MsgId, client: &Name, reconsume_times: u32) -> EventId {
+        match self.log_store.push_consumed(self.now, self.handler_cause, msg, client, reconsume_times) {
+            Some(id) => {
+                self.mark_fate(msg, Fate::Consumed, None);
+                self.last_emitted = Some(id);
+                id
+            }
+            None => self.emit(Event::Consumed { msg, client: client.clone(), reconsume_times }),
+        }
+    }
+
+    /// `emit(BrokerFiltered)` for each message a pull's scan skipped, with the names interned once.
+    fn emit_broker_filtered(
+        &mut self,
+        skipped: &[(MsgId, Option<&'static str>)],
+        client: &Name,
+        expression: &str,
+        table_owner: &Name,
+    ) {
+        let names = self.log_store.filter_names(client, expression, table_owner);
+        for &(msg, verdict) in skipped {
+            let slot = names.and_then(|n| self.log_store.push_broker_filtered(self.now, self.handler_cause, msg, n, verdict));
+            match slot {
+                Some(id) => {
+                    self.mark_fate(msg, Fate::Skipped, verdict);
+                    self.last_emitted = Some(id);
+                }
+                None => {
+                    self.emit(Event::BrokerFiltered {
+                        msg,
+                        client: client.clone(),
+                        expression: expression.to_string(),
+                        table_owner: table_owner.clone(),
+                        verdict,
+                    });
+                }
+            }
+        }
     }
 
     fn schedule(&mut self, delay: Millis, action: Action) {

@@ -27,19 +27,19 @@ impl World {
         }
     }
 
-    /// The producer's TopicPublishInfo for `topic`, fetched again when older than the 30 s poll.
-    /// A route that changed is a new TopicPublishInfo, with a new ThreadLocalIndex (spec §1).
-    fn producer_route(&mut self, p: usize, topic: &str) -> PublishQueues {
+    /// Brings the producer's TopicPublishInfo for `topic` up to date: fetched again when older
+    /// than the 30 s poll. A route that changed is a new TopicPublishInfo, with a new
+    /// ThreadLocalIndex (spec §1).
+    fn refresh_producer_route(&mut self, p: usize, topic: &str) {
         let now = self.now;
-        let cached = self.producers[p].routes.get(topic).cloned();
-        if let Some((at, queues)) = &cached {
-            if now < at + ROUTE_REFRESH_INTERVAL {
-                return queues.clone();
-            }
-        }
+        let old = match self.producers[p].routes.get(topic) {
+            Some((at, _)) if now < at + ROUTE_REFRESH_INTERVAL => return,
+            Some((_, queues)) => Some(queues.clone()),
+            None => None,
+        };
         let fresh = self.publish_queues(topic);
-        let queues = match cached {
-            Some((_, old)) if *old == fresh => old,
+        let queues = match old {
+            Some(old) if *old == fresh => old,
             Some(_) => {
                 let index = self.new_thread_local_index(p);
                 self.producers[p].indexes.insert(topic.to_string(), index);
@@ -47,8 +47,31 @@ impl World {
             }
             None => Arc::new(fresh),
         };
-        self.producers[p].routes.insert(topic.to_string(), (now, queues.clone()));
-        queues
+        self.producers[p].routes.insert(topic.to_string(), (now, queues));
+    }
+
+    /// The queue the producer's next send to `topic` goes to (`selectOneMessageQueue`), or `None`
+    /// without a route. A retry passes the broker that refused it, to be avoided.
+    fn pick_send_queue(&mut self, p: usize, topic: &str, avoid: Option<usize>) -> Option<(usize, u32)> {
+        self.refresh_producer_route(p, topic);
+        let producer = &mut self.producers[p];
+        let queues = &producer.routes.get(topic)?.1;
+        if queues.is_empty() {
+            return None;
+        }
+        if !producer.indexes.contains_key(topic) {
+            let start = match producer.start_index {
+                StartIndex::Fixed(n) => n,
+                StartIndex::Random => 0,
+            };
+            producer.indexes.insert(topic.to_string(), ThreadLocalIndex::starting_at(start));
+        }
+        let index = producer.indexes.get_mut(topic)?;
+        let pos = match avoid {
+            None => index.select(queues.len()),
+            Some(b) => index.select_avoiding(queues.len(), |pos| queues[pos].0 == b),
+        };
+        Some(queues[pos])
     }
 
     /// The shape every message of send script `s` shares, made at its first message (the tag's
@@ -81,15 +104,7 @@ impl World {
 
     pub(super) fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
         let send = self.producers[p].sends[s].clone();
-        let queues = self.producer_route(p, &send.topic);
-        if !queues.is_empty() {
-            let start = match self.producers[p].start_index {
-                StartIndex::Fixed(n) => n,
-                StartIndex::Random => 0,
-            };
-            let index =
-                self.producers[p].indexes.entry(send.topic.clone()).or_insert_with(|| ThreadLocalIndex::starting_at(start));
-            let (broker, queue_id) = queues[index.select(queues.len())];
+        if let Some((broker, queue_id)) = self.pick_send_queue(p, &send.topic, None) {
             let shape = self.send_shape(p, s);
             let id = self.messages.len() as MsgId;
             self.fates.push(Fate::Pending);
@@ -147,20 +162,13 @@ impl World {
             self.emit(Event::SendFailed { msg, attempts: attempt, reason });
             return;
         };
-        let topic = self.messages[msg as usize].topic().to_string();
+        let topic = self.messages[msg as usize].topic().clone();
         let last_broker = self.messages[msg as usize].broker();
-        let queues = self.producer_route(p, &topic);
-        if queues.is_empty() {
+        let Some((broker, queue_id)) = self.pick_send_queue(p, &topic, Some(last_broker)) else {
             self.send_failures.push(SendFailure { msg, at: self.now, attempts: attempt, reason: reason.clone() });
             self.emit(Event::SendFailed { msg, attempts: attempt, reason });
             return;
-        }
-        let start = match self.producers[p].start_index {
-            StartIndex::Fixed(n) => n,
-            StartIndex::Random => 0,
         };
-        let index = self.producers[p].indexes.entry(topic).or_insert_with(|| ThreadLocalIndex::starting_at(start));
-        let (broker, queue_id) = queues[index.select_avoiding(queues.len(), |pos| queues[pos].0 == last_broker)];
         let m = &mut self.messages[msg as usize];
         m.set_broker(broker);
         m.set_queue_id(queue_id);
@@ -169,34 +177,31 @@ impl World {
     }
 
     pub(super) fn handle_store(&mut self, msg: MsgId) {
-        let (broker, topic, queue_id) = {
-            let m = &self.messages[msg as usize];
-            (m.broker(), m.topic().clone(), m.queue_id())
-        };
-        let offset = self.brokers[broker].append(&topic, queue_id, msg);
-        let pid = match self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid) {
-            Some(pid) => pid,
-            None => {
-                self.assign_partition_ids(broker, &topic);
-                self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX)
-            }
-        };
+        let m = &self.messages[msg as usize];
+        let (broker, queue_id) = (m.broker(), m.queue_id());
+        let (offset, pid) = self.brokers[broker].append(m.topic(), queue_id, msg);
+        let pid = pid.unwrap_or_else(|| self.assign_queue_pid(broker, msg));
         self.messages[msg as usize].pid = pid;
         self.messages[msg as usize].stored_at = self.now;
         if self.brokers[broker].enable_calc_filter_bitmap {
             self.calc_bitmap(broker, msg);
         }
         self.messages[msg as usize].set_queue_offset(offset);
-        if self.brokers[broker].cq(&topic, queue_id).is_some_and(|cq| cq.pid.is_none()) {
-            self.assign_partition_ids(broker, &topic);
+        if pid == u32::MAX {
+            self.messages[msg as usize].pid = self.assign_queue_pid(broker, msg);
         }
-        let pid = self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX);
-        self.messages[msg as usize].pid = pid;
         if self.trace_messages || self.messages[msg as usize].origin().is_some() {
-            let tag = self.messages[msg as usize].tag().clone();
-            let bname = self.brokers[broker].name.clone();
-            self.emit(Event::MessageStored { msg, broker: bname, topic: topic.clone(), queue_id, offset, tag });
+            self.emit_stored(msg);
         }
         self.check_held(broker, Some(msg));
+    }
+
+    /// Gives the topic's queues their partition ids (a queue created by this store has none yet);
+    /// the id of `msg`'s queue, or `u32::MAX` if it still has none.
+    fn assign_queue_pid(&mut self, broker: usize, msg: MsgId) -> u32 {
+        let topic = self.messages[msg as usize].topic().clone();
+        let queue_id = self.messages[msg as usize].queue_id();
+        self.assign_partition_ids(broker, &topic);
+        self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX)
     }
 }

@@ -191,15 +191,7 @@ impl World {
                     .get(&(group.to_string(), mq.topic.to_string()))
                     .cloned()
                     .unwrap_or_else(|| name("?"));
-                for &(m, verdict) in &skipped {
-                    self.emit(Event::BrokerFiltered {
-                        msg: m,
-                        client: client.clone(),
-                        expression: running_expression.clone(),
-                        table_owner: writer.clone(),
-                        verdict,
-                    });
-                }
+                self.emit_broker_filtered(&skipped, &client, &running_expression, &writer);
             }
             if self.trace_messages {
                 for &m in &collisions {
@@ -418,8 +410,7 @@ impl World {
                 let sent_with = outstanding.subscription;
                 let mut kept = Vec::new();
                 for m in msgs {
-                    let tag = self.messages[m as usize].tag().clone();
-                    if sent_with.client_tag_match(tag.as_deref()) {
+                    if sent_with.client_tag_match(self.messages[m as usize].tag().as_deref()) {
                         kept.push(m);
                         continue;
                     }

@@ -226,7 +226,6 @@ impl World {
         if result_discarded {
             con.stats.discarded += 1;
         }
-        let client = con.client_id.clone();
         self.consumptions.push(ConsumptionRecord {
             msg: m,
             consumer: r.c as u32,
@@ -238,6 +237,7 @@ impl World {
             reconsume: reconsume_times.min(!DISCARDED) | if result_discarded { DISCARDED } else { 0 },
             lock,
         });
-        self.emit(Event::Consumed { msg: m, client, reconsume_times });
+        let client = self.consumers[r.c].client_id.clone();
+        self.emit_consumed(m, &client, reconsume_times);
     }
 }
