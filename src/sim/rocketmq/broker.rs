@@ -11,6 +11,7 @@ use super::sql92::Expression;
 use super::store::ConsumeQueue;
 use super::types::MessageQueue;
 use crate::sim::engine::Millis;
+use crate::sim::rocketmq::world::OffsetWriter;
 
 /// A pull request as the broker sees it, with the identity its response will carry back.
 #[derive(Clone, Debug)]
@@ -81,9 +82,7 @@ pub struct Broker {
     /// (group, topic) -> the client whose heartbeat wrote the current table entry.
     pub table_writer: BTreeMap<(String, String), Name>,
     /// (topic, group, queueId) -> committed offset (`ConsumerOffsetManager`).
-    pub offsets: BTreeMap<(String, String, u32), u64>,
-    /// Who wrote each committed offset (the broker does not care; reports and invariants do).
-    pub offset_writers: BTreeMap<(String, String, u32), crate::sim::rocketmq::world::OffsetWriter>,
+    pub offsets: CommittedOffsets,
     pub held: Vec<HeldPull>,
     /// (group, queue) -> the orderly lock.
     pub locks: BTreeMap<(String, MessageQueue), BrokerLock>,
@@ -119,8 +118,7 @@ impl Broker {
             cqs: BTreeMap::new(),
             groups: BTreeMap::new(),
             table_writer: BTreeMap::new(),
-            offsets: BTreeMap::new(),
-            offset_writers: BTreeMap::new(),
+            offsets: CommittedOffsets::default(),
             held: Vec::new(),
             locks: BTreeMap::new(),
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,
@@ -170,6 +168,49 @@ impl Broker {
     }
 
     pub fn committed(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {
-        self.offsets.get(&(topic.to_string(), group.to_string(), queue_id)).copied()
+        self.offsets.get(topic, group, queue_id)
+    }
+}
+
+/// Committed offsets by topic, group and queue id, each with who wrote it (the broker does not
+/// care; reports and invariants do). Nested maps rather than one keyed by a tuple of `String`s:
+/// a pull commits, and looking up by `&str` needs no allocation.
+#[derive(Clone, Debug, Default)]
+pub struct CommittedOffsets {
+    by_topic: BTreeMap<String, BTreeMap<String, QueueOffsets>>,
+}
+
+/// One group's committed offsets on one topic, by queue id.
+type QueueOffsets = BTreeMap<u32, (u64, OffsetWriter)>;
+
+impl CommittedOffsets {
+    pub fn get(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {
+        self.by_topic.get(topic)?.get(group)?.get(&queue_id).map(|&(o, _)| o)
+    }
+
+    /// Sets the offset (it may go back) and returns the previous one with its writer.
+    pub fn insert(
+        &mut self,
+        topic: &str,
+        group: &str,
+        queue_id: u32,
+        offset: u64,
+        writer: OffsetWriter,
+    ) -> Option<(u64, OffsetWriter)> {
+        if !self.by_topic.contains_key(topic) {
+            self.by_topic.insert(topic.to_string(), BTreeMap::new());
+        }
+        let groups = self.by_topic.get_mut(topic)?;
+        if !groups.contains_key(group) {
+            groups.insert(group.to_string(), BTreeMap::new());
+        }
+        groups.get_mut(group)?.insert(queue_id, (offset, writer))
+    }
+
+    /// Every committed offset in (topic, group, queue id) order.
+    pub fn iter(&self) -> impl Iterator<Item = ((&str, &str, u32), u64)> + '_ {
+        self.by_topic.iter().flat_map(|(t, groups)| {
+            groups.iter().flat_map(move |(g, queues)| queues.iter().map(move |(&q, &(o, _))| ((t.as_str(), g.as_str(), q), o)))
+        })
     }
 }

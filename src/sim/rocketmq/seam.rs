@@ -179,8 +179,8 @@ impl World {
                     let marks = b
                         .offsets
                         .iter()
-                        .filter(|((t, _, qid), _)| t == topic && *qid as usize == q)
-                        .map(|((_, g, _), o)| OffsetMark { kind: MarkKind::Committed, offset: *o, label: g.clone() })
+                        .filter(|((t, _, qid), _)| *t == topic && *qid as usize == q)
+                        .map(|((_, g, _), o)| OffsetMark { kind: MarkKind::Committed, offset: o, label: g.to_string() })
                         .collect();
                     let unowned_reason = (owners.is_empty() && wanted && !is_system_topic(topic)).then(|| match alloc.get(&mq) {
                         Some(cid) => format!("allocated to {cid}, which does not pull it"),

@@ -250,7 +250,7 @@ pub fn report_json(w: &World) -> Value {
                     .offsets
                     .iter()
                     .filter(|((t, _, qid), _)| t == topic && *qid as usize == q)
-                    .map(|((_, g, _), o)| (g.clone(), json!(o)))
+                    .map(|((_, g, _), o)| (g.to_string(), json!(o)))
                     .collect();
                 queues.push(json!({"topic": topic, "broker": &*b.name, "queueId": q, "maxOffset": cq.max_offset(), "committed": committed}));
             }

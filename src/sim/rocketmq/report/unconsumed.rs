@@ -53,7 +53,7 @@ fn compacted(w: &World, root: MsgId) -> Option<(&'static str, String)> {
         && w.brokers[m.broker()]
             .offsets
             .iter()
-            .all(|((t, _, q), &o)| *t != **m.topic() || *q != m.queue_id() || o <= m.queue_offset())
+            .all(|((t, _, q), o)| t != &**m.topic() || q != m.queue_id() || o <= m.queue_offset())
     {
         return None;
     }

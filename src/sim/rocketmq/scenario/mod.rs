@@ -51,7 +51,7 @@ pub struct TopicSpec {
     pub brokers: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StartIndex {
     Fixed(u32),
     Random,

@@ -391,7 +391,7 @@ impl World {
             .map(|p| ProducerState {
                 id: name(&p.id),
                 routes: BTreeMap::new(),
-                start_index: p.start_index.clone(),
+                start_index: p.start_index,
                 sends: p.sends.iter().cloned().map(Arc::new).collect(),
                 send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
                 send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
@@ -634,8 +634,9 @@ impl World {
         id
     }
 
-    /// `emit(Consumed)` without building the event when the log can hold it as a slot.
-    fn emit_consumed(&mut self, msg: MsgId, client: &Name, reconsume_times: u32) -> EventId {
+    /// `emit(Consumed)` by consumer `c`, without building the event when the log can hold it as a slot.
+    fn emit_consumed(&mut self, c: usize, msg: MsgId, reconsume_times: u32) -> EventId {
+        let client = &self.consumers[c].client_id;
         match self.log_store.push_consumed(self.now, self.handler_cause, msg, client, reconsume_times) {
             Some(id) => {
                 self.mark_fate(msg, Fate::Consumed, None);

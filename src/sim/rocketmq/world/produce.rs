@@ -54,24 +54,8 @@ impl World {
     /// without a route. A retry passes the broker that refused it, to be avoided.
     fn pick_send_queue(&mut self, p: usize, topic: &str, avoid: Option<usize>) -> Option<(usize, u32)> {
         self.refresh_producer_route(p, topic);
-        let producer = &mut self.producers[p];
-        let queues = &producer.routes.get(topic)?.1;
-        if queues.is_empty() {
-            return None;
-        }
-        if !producer.indexes.contains_key(topic) {
-            let start = match producer.start_index {
-                StartIndex::Fixed(n) => n,
-                StartIndex::Random => 0,
-            };
-            producer.indexes.insert(topic.to_string(), ThreadLocalIndex::starting_at(start));
-        }
-        let index = producer.indexes.get_mut(topic)?;
-        let pos = match avoid {
-            None => index.select(queues.len()),
-            Some(b) => index.select_avoiding(queues.len(), |pos| queues[pos].0 == b),
-        };
-        Some(queues[pos])
+        let ProducerState { routes, indexes, start_index, .. } = &mut self.producers[p];
+        select_queue(routes, indexes, *start_index, topic, avoid)
     }
 
     /// The shape every message of send script `s` shares, made at its first message (the tag's
@@ -103,8 +87,15 @@ impl World {
     }
 
     pub(super) fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
-        let send = self.producers[p].sends[s].clone();
-        if let Some((broker, queue_id)) = self.pick_send_queue(p, &send.topic, None) {
+        // The route is fresh for all but one send in 30 s: only then is the topic copied.
+        let producer = &self.producers[p];
+        let topic = &producer.sends[s].topic;
+        if producer.routes.get(topic).is_none_or(|(at, _)| self.now >= at + ROUTE_REFRESH_INTERVAL) {
+            let topic = topic.clone();
+            self.refresh_producer_route(p, &topic);
+        }
+        let ProducerState { routes, indexes, start_index, sends, .. } = &mut self.producers[p];
+        if let Some((broker, queue_id)) = select_queue(routes, indexes, *start_index, &sends[s].topic, None) {
             let shape = self.send_shape(p, s);
             let id = self.messages.len() as MsgId;
             self.fates.push(Fate::Pending);
@@ -113,6 +104,7 @@ impl World {
             let latency = self.producers[p].latency;
             self.schedule(latency, Action::StoreArrive { msg: id, attempt: 1 });
         }
+        let send = &self.producers[p].sends[s];
         if i + 1 < send.count {
             let delay = match (send.times.get(i as usize), send.times.get(i as usize + 1)) {
                 (Some(this), Some(next)) => next - this,
@@ -204,4 +196,32 @@ impl World {
         self.assign_partition_ids(broker, &topic);
         self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX)
     }
+}
+
+/// `selectOneMessageQueue` over a producer's cached route for `topic` (its ThreadLocalIndex is
+/// made on first use), avoiding broker `avoid` when another is listed.
+fn select_queue(
+    routes: &BTreeMap<String, (Millis, PublishQueues)>,
+    indexes: &mut BTreeMap<String, ThreadLocalIndex>,
+    start_index: StartIndex,
+    topic: &str,
+    avoid: Option<usize>,
+) -> Option<(usize, u32)> {
+    let queues = &routes.get(topic)?.1;
+    if queues.is_empty() {
+        return None;
+    }
+    if !indexes.contains_key(topic) {
+        let start = match start_index {
+            StartIndex::Fixed(n) => n,
+            StartIndex::Random => 0,
+        };
+        indexes.insert(topic.to_string(), ThreadLocalIndex::starting_at(start));
+    }
+    let index = indexes.get_mut(topic)?;
+    let pos = match avoid {
+        None => index.select(queues.len()),
+        Some(b) => index.select_avoiding(queues.len(), |pos| queues[pos].0 == b),
+    };
+    Some(queues[pos])
 }

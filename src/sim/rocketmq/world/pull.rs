@@ -122,7 +122,7 @@ impl World {
             return error(self, "SYSTEM_ERROR");
         }
         let Some(info) = broker.groups.get(&*group) else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
-        let Some(sub) = info.subscription_table.get(&*mq.topic).cloned() else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
+        let Some(sub) = info.subscription_table.get(&*mq.topic) else { return error(self, "SUBSCRIPTION_NOT_EXIST") };
         if sub.sub_version < req.sub_version {
             return error(self, "SUBSCRIPTION_NOT_LATEST");
         }
@@ -150,6 +150,10 @@ impl World {
         };
         let max = broker.max_offset(&mq.topic, mq.queue_id);
         let offset = req.offset;
+        // What the scan skipped and let through by a hash collision, logged once the table entry
+        // is no longer borrowed.
+        let mut skipped = Vec::new();
+        let mut collisions = Vec::new();
         let (status, next, msgs) = if max == 0 {
             if offset == 0 {
                 (PullStatus::NoNewMsg, 0, Vec::new())
@@ -164,8 +168,9 @@ impl World {
             let cq = broker.cq(&mq.topic, mq.queue_id).expect("queue exists below max offset");
             let mut next = offset;
             let mut found = Vec::new();
-            let mut skipped = Vec::new();
-            let mut collisions = Vec::new();
+            // Messages of one send script share their tag's allocation: a tag found in the
+            // expression once is not looked up again.
+            let mut member_tag: Option<&Name> = None;
             let mut o = offset;
             while o < max {
                 if o - offset >= MAX_SCAN_ENTRIES || found.len() >= PULL_BATCH_SIZE {
@@ -174,35 +179,14 @@ impl World {
                 let e = cq.entries[o as usize];
                 next = o + 1;
                 o += 1;
-                match self.broker_filter_verdict(broker, &sub, sql.as_ref(), e.msg, self.messages[e.msg as usize].tags_code()) {
+                match self.broker_filter_verdict(broker, sub, sql.as_ref(), e.msg, self.messages[e.msg as usize].tags_code()) {
                     ScanVerdict::Filtered(verdict) => skipped.push((e.msg, verdict)),
                     ScanVerdict::Found => {
-                        if self.tag_hash_collision(&sub, e.msg) {
+                        if self.tag_hash_collision(sub, e.msg, &mut member_tag) {
                             collisions.push(e.msg);
                         }
                         found.push(e.msg);
                     }
-                }
-            }
-            if self.trace_messages && !skipped.is_empty() {
-                // Looked up only when a filter dropped something: the key is two owned strings.
-                let writer = self.brokers[b]
-                    .table_writer
-                    .get(&(group.to_string(), mq.topic.to_string()))
-                    .cloned()
-                    .unwrap_or_else(|| name("?"));
-                self.emit_broker_filtered(&skipped, &client, &running_expression, &writer);
-            }
-            if self.trace_messages {
-                for &m in &collisions {
-                    let tag = self.messages[m as usize].tag().clone().unwrap_or_else(|| name(""));
-                    self.emit(Event::TagHashCollision {
-                        msg: m,
-                        client: client.clone(),
-                        tag,
-                        expression: sub.sub_string.clone(),
-                        code: self.messages[m as usize].tags_code() as i32,
-                    });
                 }
             }
             if found.is_empty() {
@@ -211,13 +195,35 @@ impl World {
                 (PullStatus::Found, next, found)
             }
         };
-        if status == PullStatus::NoNewMsg && allow_suspend {
+        let held_filter = (status == PullStatus::NoNewMsg && allow_suspend).then(|| match &sql {
+            Some(f) => HeldFilter::Sql(f.clone()),
+            None if !sub.is_all() => HeldFilter::Tags(sub.codes.iter().copied().collect()),
+            None => HeldFilter::All,
+        });
+        let collision_expression = (!collisions.is_empty()).then(|| sub.sub_string.clone());
+        if self.trace_messages && !skipped.is_empty() {
+            // Looked up only when a filter dropped something: the key is two owned strings.
+            let writer = self.brokers[b]
+                .table_writer
+                .get(&(group.to_string(), mq.topic.to_string()))
+                .cloned()
+                .unwrap_or_else(|| name("?"));
+            self.emit_broker_filtered(&skipped, &client, &running_expression, &writer);
+        }
+        if let (true, Some(expression)) = (self.trace_messages, collision_expression) {
+            for &m in &collisions {
+                let tag = self.messages[m as usize].tag().clone().unwrap_or_else(|| name(""));
+                self.emit(Event::TagHashCollision {
+                    msg: m,
+                    client: client.clone(),
+                    tag,
+                    expression: expression.clone(),
+                    code: self.messages[m as usize].tags_code() as i32,
+                });
+            }
+        }
+        if let Some(filter) = held_filter {
             // Long polling: PULL_NOT_FOUND is parked until a matching message or the timeout.
-            let filter = match &sql {
-                Some(f) => HeldFilter::Sql(f.clone()),
-                None if !sub.is_all() => HeldFilter::Tags(sub.codes.iter().copied().collect()),
-                None => HeldFilter::All,
-            };
             self.brokers[b].held.push(HeldPull { request: req.clone(), suspended_at: self.now, filter });
             self.emit(Event::PullHeld { broker: bname, client, mq: mq.clone(), offset });
             self.commit_from_pull(b, req);
@@ -267,14 +273,19 @@ impl World {
 
     /// The broker's tag check passed only because the message's tag has the same `hashCode` as
     /// one of the expression's tags (the consume queue stores hash codes, not tags).
-    fn tag_hash_collision(&self, sub: &SubscriptionData, msg: MsgId) -> bool {
+    fn tag_hash_collision<'w>(&'w self, sub: &SubscriptionData, msg: MsgId, member_tag: &mut Option<&'w Name>) -> bool {
         if sub.expression_type != ExpressionType::Tag || sub.is_all() {
             return false;
         }
-        match self.messages[msg as usize].tag().as_deref() {
-            Some(tag) => !sub.tags.contains(tag),
-            None => false,
+        let Some(tag) = self.messages[msg as usize].tag() else { return false };
+        if member_tag.is_some_and(|known| Arc::ptr_eq(known, tag)) {
+            return false;
         }
+        if sub.tags.contains(&**tag) {
+            *member_tag = Some(tag);
+            return false;
+        }
+        true
     }
 
     /// `isMatchedByConsumeQueue` for SQL92: with bitmaps on, a message stored after the filter

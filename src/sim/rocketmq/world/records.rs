@@ -145,10 +145,7 @@ impl World {
 
     /// `commitOffset` at broker `b`: overwrite (it may go back), and remember who wrote it.
     pub(super) fn commit_offset(&mut self, b: usize, group: &Name, mq: &MessageQueue, offset: u64, writer: OffsetWriter) {
-        let key = (mq.topic.to_string(), group.to_string(), mq.queue_id);
-        let broker = &mut self.brokers[b];
-        let previous = broker.offsets.insert(key.clone(), offset).map(|o| (o, broker.offset_writers.get(&key).copied()));
-        broker.offset_writers.insert(key, writer);
+        let previous = self.brokers[b].offsets.insert(&mq.topic, group, mq.queue_id, offset, writer).map(|(o, w)| (o, Some(w)));
         self.recent_commits.push(OffsetCommit { broker: b, group: group.clone(), mq: mq.clone(), previous, offset, writer });
     }
 
@@ -237,7 +234,6 @@ impl World {
             reconsume: reconsume_times.min(!DISCARDED) | if result_discarded { DISCARDED } else { 0 },
             lock,
         });
-        let client = self.consumers[r.c].client_id.clone();
-        self.emit_consumed(m, &client, reconsume_times);
+        self.emit_consumed(r.c, m, reconsume_times);
     }
 }
