@@ -89,4 +89,33 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|s| s.action)).collect();
         assert_eq!(order, vec!["a", "b1", "b2", "b3"]);
     }
+
+    /// Random interleavings of pushes and pops, against a plain list sorted by (time, push order):
+    /// the remembered slots must never send an action to another instant's bucket.
+    #[test]
+    fn pops_as_a_sorted_list_would_under_random_interleavings() {
+        for seed in 0..200 {
+            let mut rng = crate::sim::engine::SplitMix64::new(seed);
+            let mut q = EventQueue::default();
+            let mut reference: Vec<(Millis, u64)> = Vec::new();
+            let mut now = 0;
+            for n in 0..400u64 {
+                if rng.below(3) == 0 {
+                    let expected = (!reference.is_empty()).then(|| reference.remove(0));
+                    let got = q.pop().map(|s| (s.at, s.action));
+                    assert_eq!(got, expected, "seed {seed}");
+                    if let Some((at, _)) = got {
+                        now = at;
+                    }
+                } else {
+                    let at = now + rng.below(4);
+                    q.push(at, None, n);
+                    let pos = reference.partition_point(|&(t, _)| t <= at);
+                    reference.insert(pos, (at, n));
+                }
+                assert_eq!(q.len(), reference.len());
+                assert_eq!(q.peek_time(), reference.first().map(|&(t, _)| t));
+            }
+        }
+    }
 }

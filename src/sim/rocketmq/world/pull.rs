@@ -357,18 +357,19 @@ impl World {
         }
         let now = self.now;
         let broker = &self.brokers[b];
+        // The arrived message and its queue's max offset, looked up once for every held pull.
+        let arrived = arrived.map(|msg| {
+            let m = &self.messages[msg as usize];
+            (m, broker.max_offset(m.topic(), m.queue_id()))
+        });
         // Decide first without moving anything: most arrivals wake nobody.
         let wakes = |h: &HeldPull| {
             let r = &h.request;
             let timed_out = now >= h.suspended_at + BROKER_SUSPEND_MAX;
             match arrived {
-                Some(msg) => {
-                    let m = &self.messages[msg as usize];
+                Some((m, max)) => {
                     let same_queue = r.mq.queue_id == m.queue_id() && *r.mq.topic == **m.topic();
-                    same_queue
-                        && ((broker.max_offset(m.topic(), m.queue_id()) > r.offset
-                            && self.held_filter_matches(broker, &h.filter, m))
-                            || timed_out)
+                    same_queue && ((max > r.offset && self.held_filter_matches(broker, &h.filter, m)) || timed_out)
                 }
                 None => timed_out || broker.max_offset(&r.mq.topic, r.mq.queue_id) > r.offset,
             }
