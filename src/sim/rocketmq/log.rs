@@ -142,6 +142,16 @@ pub(crate) struct FilterNames {
     table_owner: NameId,
 }
 
+/// A `BrokerFiltered` slot, or `None` for a verdict a slot cannot hold.
+fn broker_filtered_slot(msg: MsgId, names: FilterNames, verdict: Option<&'static str>) -> Option<Slot> {
+    let verdict = match verdict {
+        None => NO_VERDICT,
+        Some(v) => VERDICTS.iter().position(|x| *x == v)? as u8,
+    };
+    let FilterNames { client, expression, table_owner } = names;
+    Some(Slot::BrokerFiltered { msg, client, expression, table_owner, verdict })
+}
+
 /// Entry ids are absolute: compaction drops a prefix of the entries but never renumbers them.
 #[derive(Clone, Debug, Default)]
 pub struct Log {
@@ -248,8 +258,12 @@ impl Log {
         client: &Name,
         reconsume_times: u32,
     ) -> Option<EventId> {
-        let client = short(self.names.id(client))?;
-        Some(self.push_slot(at, cause, Slot::Consumed { msg, client, reconsume_times }))
+        let slot = self.consumed_slot(msg, client, reconsume_times)?;
+        Some(self.push_slot(at, cause, slot))
+    }
+
+    fn consumed_slot(&mut self, msg: MsgId, client: &Name, reconsume_times: u32) -> Option<Slot> {
+        Some(Slot::Consumed { msg, client: short(self.names.id(client))?, reconsume_times })
     }
 
     /// The interned names of a pull's `BrokerFiltered` entries, looked up once for all of them
@@ -272,12 +286,7 @@ impl Log {
         names: FilterNames,
         verdict: Option<&'static str>,
     ) -> Option<EventId> {
-        let verdict = match verdict {
-            None => NO_VERDICT,
-            Some(v) => VERDICTS.iter().position(|x| *x == v)? as u8,
-        };
-        let FilterNames { client, expression, table_owner } = names;
-        Some(self.push_slot(at, cause, Slot::BrokerFiltered { msg, client, expression, table_owner, verdict }))
+        Some(self.push_slot(at, cause, broker_filtered_slot(msg, names, verdict)?))
     }
 
     fn push_slot(&mut self, at: Millis, cause: Option<EventId>, slot: Slot) -> EventId {
@@ -312,20 +321,10 @@ impl Log {
             {
                 Slot::Stored { msg }
             }
-            Event::Consumed { msg, ref client, reconsume_times } => {
-                Slot::Consumed { msg, client: short(names.id(client))?, reconsume_times }
-            }
-            Event::BrokerFiltered { msg, ref client, ref expression, ref table_owner, verdict }
-                if verdict.is_none_or(|v| VERDICTS.contains(&v)) =>
-            {
-                let verdict = verdict.and_then(|v| VERDICTS.iter().position(|x| *x == v)).map_or(NO_VERDICT, |i| i as u8);
-                Slot::BrokerFiltered {
-                    msg,
-                    client: short(names.id(client))?,
-                    expression: short(names.id_of_str(expression))?,
-                    table_owner: short(names.id(table_owner))?,
-                    verdict,
-                }
+            Event::Consumed { msg, ref client, reconsume_times } => return self.consumed_slot(msg, client, reconsume_times),
+            Event::BrokerFiltered { msg, ref client, ref expression, ref table_owner, verdict } => {
+                let names = self.filter_names(client, expression, table_owner)?;
+                return broker_filtered_slot(msg, names, verdict);
             }
             Event::ClientFiltered { msg, ref client, ref expression, ref current } => Slot::ClientFiltered {
                 msg,

@@ -32,11 +32,10 @@ impl World {
     /// ThreadLocalIndex (spec §1).
     fn refresh_producer_route(&mut self, p: usize, topic: &str) {
         let now = self.now;
-        let old = match self.producers[p].routes.get(topic) {
-            Some((at, _)) if now < at + ROUTE_REFRESH_INTERVAL => return,
-            Some((_, queues)) => Some(queues.clone()),
-            None => None,
-        };
+        if route_is_fresh(&self.producers[p], topic, now) {
+            return;
+        }
+        let old = self.producers[p].routes.get(topic).map(|(_, queues)| queues.clone());
         let fresh = self.publish_queues(topic);
         let queues = match old {
             Some(old) if *old == fresh => old,
@@ -89,9 +88,8 @@ impl World {
     pub(super) fn handle_produce(&mut self, p: usize, s: usize, i: u32) {
         // The route is fresh for all but one send in 30 s: only then is the topic copied.
         let producer = &self.producers[p];
-        let topic = &producer.sends[s].topic;
-        if producer.routes.get(topic).is_none_or(|(at, _)| self.now >= at + ROUTE_REFRESH_INTERVAL) {
-            let topic = topic.clone();
+        if !route_is_fresh(producer, &producer.sends[s].topic, self.now) {
+            let topic = producer.sends[s].topic.clone();
             self.refresh_producer_route(p, &topic);
         }
         let ProducerState { routes, indexes, start_index, sends, .. } = &mut self.producers[p];
@@ -196,6 +194,11 @@ impl World {
         self.assign_partition_ids(broker, &topic);
         self.brokers[broker].cq(&topic, queue_id).and_then(|cq| cq.pid).unwrap_or(u32::MAX)
     }
+}
+
+/// Whether the producer's cached route for `topic` is younger than the 30 s poll.
+fn route_is_fresh(producer: &ProducerState, topic: &str, now: Millis) -> bool {
+    producer.routes.get(topic).is_some_and(|(at, _)| now < at + ROUTE_REFRESH_INTERVAL)
 }
 
 /// `selectOneMessageQueue` over a producer's cached route for `topic` (its ThreadLocalIndex is
