@@ -236,10 +236,19 @@ test('6. feedback for every edit: when it applies, what still holds, bad numbers
   const lastRow = await page.$eval('[data-testid="event-log"] .log-row:last-child', (r) => Number(r.textContent.match(/t=(\d+)/)[1]));
   assert.ok(lastRow <= (await simMs(page)), 'no row from the future');
   // Space on a focused button presses it once; it does not also toggle play.
+  // Stopping ConsumerA was an edit, so Reset asks first; confirm, so the run starts again at t=0.
   await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="reset-confirm"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]')?.getAttribute('data-ms') === '0');
   await page.focus('[data-testid="play"]');
   await page.keyboard.press('Space');
-  await page.waitForSelector('[data-testid="pause"]');
+  // Playing shows Pause, but playback may already have stopped again on a slow machine (a tour
+  // step, the story's end): either Pause or a clock that moved shows that the press played.
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="pause"]') || Number(document.querySelector('[data-testid="sim-time"]')?.getAttribute('data-ms')) > 0,
+    null,
+    { timeout: 15000 },
+  );
   // A double fire would toggle play and pause again at once: the clock would barely move. (Not
   // "still playing": playback may stop on its own, at a tour step or the story's end.)
   await page.waitForTimeout(600);
