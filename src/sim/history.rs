@@ -9,6 +9,7 @@
 //! later edit forks a new branch from there; the previous branch is kept, to switch back to or to
 //! compare against.
 
+use crate::sim::sort::StableSort;
 use serde_json::Value;
 
 use crate::sim::engine::Millis;
@@ -72,7 +73,7 @@ impl History {
     /// A history whose commands (from an exported run or a link) are entered as the model
     /// reaches their instants. They must be in time order.
     pub fn with_commands(initial: &dyn Simulation, mut commands: Vec<Entered>) -> History {
-        commands.sort_by_key(|c| c.at);
+        commands.stable_sort_by_key(|c| c.at);
         let interval = (initial.until() / 40).max(1_000);
         History {
             commands,
@@ -86,7 +87,7 @@ impl History {
     /// A history that only replays `commands` forward (no checkpoints: it cannot go back). For
     /// runs ahead (the story) and command-line runs, where cloning the model would be waste.
     pub fn replay(mut commands: Vec<Entered>) -> History {
-        commands.sort_by_key(|c| c.at);
+        commands.stable_sort_by_key(|c| c.at);
         History { commands, applied: 0, branches: Vec::new(), checkpoints: Vec::new(), interval: Millis::MAX }
     }
 

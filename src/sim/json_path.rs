@@ -1,6 +1,7 @@
 //! Strict JSON reading with paths: every problem is reported as `$.a.b[2].c: reason`, unknown
 //! fields are errors, and reading never panics. Errors accumulate so a user sees all of them.
 
+use crate::sim::sort::StableSort;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -144,7 +145,7 @@ impl<'a> Obj<'a> {
         for key in self.map.keys() {
             if !self.allowed.iter().any(|a| a == key) {
                 let mut known = self.allowed.clone();
-                known.sort_unstable();
+                known.stable_sort();
                 known.dedup();
                 errors.push(&self.child_path(key), format!("unknown field (expected one of: {})", known.join(", ")));
             }

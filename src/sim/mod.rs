@@ -17,5 +17,6 @@ pub mod pulsar;
 pub mod rocketmq;
 pub mod scenario;
 pub mod simtest;
+pub mod sort;
 pub mod story;
 pub mod tour;

@@ -9,6 +9,7 @@
 use crate::sim::engine::Millis;
 use crate::sim::history::{Entered, History};
 use crate::sim::model::{MomentKind, Simulation, Trace};
+use crate::sim::sort::StableSort;
 
 /// Logs beyond this many entries are not scanned ahead (a story of a huge run covers its start).
 const MAX_AHEAD_EVENTS: usize = 400_000;
@@ -163,7 +164,7 @@ fn merge(moments: &[(Millis, MomentKind)], until: Millis) -> Vec<Mark> {
             None => marks.push(Mark { at, kind, count: 1 }),
         }
     }
-    marks.sort_by_key(|m| (m.at, m.kind));
+    marks.stable_sort_by_key(|m| (m.at, m.kind));
     marks
 }
 

@@ -5,6 +5,7 @@
 //! level and named by a label at the end of each line, in a margin of their own, so no legend
 //! covers the data and no hue competes with the tag colours of the canvas.
 
+use crate::sim::sort::StableSort;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
@@ -119,7 +120,7 @@ fn draw(el: &HtmlCanvasElement, spec: Spec<'_>) {
     let gap = px(12.0);
     let mut placed: Vec<(i32, String, RGBColor)> =
         ends.into_iter().map(|(v, name, col)| (chart.backend_coord(&(x_max, v)).1, name, col)).collect();
-    placed.sort_by_key(|p| p.0);
+    placed.stable_sort_by_key(|p| p.0);
     for i in 1..placed.len() {
         if placed[i].0 < placed[i - 1].0 + gap {
             placed[i].0 = placed[i - 1].0 + gap;

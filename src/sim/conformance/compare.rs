@@ -1,11 +1,12 @@
 //! check.py's comparison rules: per-kind normalisation of declared sets, then strict deep
 //! equality where numbers compare numerically and `{"error": E}` matches any text starting with E.
 
+use crate::sim::sort::StableSort;
 use serde_json::Value;
 
 fn sort_set(v: &mut Value) {
     if let Value::Array(items) = v {
-        items.sort_by_key(|x| x.to_string());
+        items.stable_sort_by_key(|x| x.to_string());
     }
 }
 

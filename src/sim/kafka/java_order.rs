@@ -7,6 +7,7 @@
 //! Treeified bins (a bucket of 9+ entries in a table of 64+ slots) are not emulated; below 64 slots
 //! such a bucket forces a resize, which is emulated.
 
+use crate::sim::sort::StableSort;
 use std::cmp::Ordering;
 
 pub use crate::sim::hash::java_string_hash;
@@ -130,7 +131,7 @@ pub fn iteration_order(hash_codes: &[i32], init: TableInit) -> Vec<usize> {
         }
     }
     let mut order: Vec<usize> = (0..hash_codes.len()).collect();
-    order.sort_by_key(|&i| (shape.bucket(spread_hashes[i]), i));
+    order.stable_sort_by_key(|&i| (shape.bucket(spread_hashes[i]), i));
     order
 }
 
@@ -199,7 +200,7 @@ impl<K: PartialEq + Clone> JavaHashSet<K> {
     /// All elements in Java iteration order.
     pub fn iter_ordered(&self) -> Vec<&K> {
         let mut v: Vec<&SetEntry<K>> = self.entries.iter().collect();
-        v.sort_by_key(|e| (self.shape.bucket(e.spread_hash), e.seq));
+        v.stable_sort_by_key(|e| (self.shape.bucket(e.spread_hash), e.seq));
         v.into_iter().map(|e| &e.key).collect()
     }
 }

@@ -6,6 +6,7 @@
 //! schedules the failover delay, then rewinds the cursor to markDelete+1 so every unacked message
 //! goes to the new active consumer.
 
+use crate::sim::sort::StableSort;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -49,7 +50,7 @@ pub struct ActivePickConfig {
 /// Stable sort by (priority ascending, name by Java `compareTo`): the order upstream keeps the list in.
 fn sorted_by_priority_then_name(members: &[FailoverMember]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by(|&a, &b| {
+    order.stable_sort_by(|&a, &b| {
         let (x, y) = (&members[a], &members[b]);
         x.priority.cmp(&y.priority).then_with(|| java_string_compare(&x.name, &y.name))
     });

@@ -4,6 +4,7 @@
 //! with the reason traced through the causal log (event ids); upstream gaps and era notes; and
 //! warnings that spell out their consequence.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -30,7 +31,7 @@ fn provenance(w: &World) -> BTreeMap<MsgId, Vec<EventId>> {
         by_root.entry(root).or_default().push(e);
     }
     for events in by_root.values_mut() {
-        events.sort_unstable();
+        events.stable_sort();
         events.dedup();
     }
     by_root
@@ -285,7 +286,7 @@ fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value
                     if let Some(stored) = prov.get(&m).and_then(|v| v.first()) {
                         events.push(stored.0);
                     }
-                    events.sort_unstable();
+                    events.stable_sort();
                     events.dedup();
                     out.push(json!({
                         "msg": m, "id": message_id(w, m).to_string(), "key": w.key_text(w.messages[m as usize].out.key),
@@ -499,7 +500,7 @@ pub fn group_warnings(w: &World, g: usize) -> Vec<String> {
 /// The parts of `[0, 65535]` the ranges leave uncovered.
 fn uncovered(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
     let mut sorted = ranges.to_vec();
-    sorted.sort_unstable();
+    sorted.stable_sort();
     let mut gaps = Vec::new();
     let mut next = 0u32;
     for (s, e) in sorted {

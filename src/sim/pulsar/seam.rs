@@ -2,6 +2,7 @@
 //! JSON and are checked against the current state, the log is read by index, and partitions,
 //! segments, subscriptions and consumers are translated into the neutral `View`.
 
+use crate::sim::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -173,7 +174,7 @@ impl World {
                 None => {}
             }
         }
-        owners.sort_unstable();
+        owners.stable_sort();
         owners.dedup();
         owners
     }
@@ -707,7 +708,7 @@ impl Simulation for World {
             .filter(|(m, _)| self.messages.get(*m as usize).is_some_and(|x| x.root(*m) == root))
             .map(|(_, e)| e.0 as usize)
             .collect();
-        ids.sort_unstable();
+        ids.stable_sort();
         ids.dedup();
         ids
     }

@@ -11,6 +11,7 @@
 //! [`allocate`] is the per-consumer call; [`allocate_group`] computes every consumer's result in one
 //! pass (one ring, one hash per queue) and agrees with [`allocate`] for each client id.
 
+use crate::sim::sort::StableSort;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -427,7 +428,7 @@ impl Ring {
             }
         }
         let mut points: Vec<(u32, usize)> = nodes.into_iter().collect();
-        points.sort_unstable();
+        points.stable_sort();
         Ring { names, points }
     }
 
@@ -815,9 +816,9 @@ mod tests {
                 MessageQueue::new("TopicTest", broker, (i / 8) as u32)
             })
             .collect();
-        mq_all.sort();
+        mq_all.stable_sort();
         let mut cid_all: Vec<String> = (0..consumers).map(|i| format!("IDC{}-10.0.{}.{}@{i}", i % 3, i / 250, i % 250)).collect();
-        cid_all.sort_by(|a, b| java_str_cmp(a, b));
+        cid_all.stable_sort_by(|a, b| java_str_cmp(a, b));
         (mq_all, cid_all)
     }
 

@@ -4,6 +4,7 @@
 //! offset was persisted, a RECONSUME_LATER retry. Anything else is a model bug, and the
 //! simulation tests fail on it.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::events::MsgId;
@@ -92,7 +93,7 @@ pub fn find_duplicates(w: &World) -> Vec<Duplicate> {
             continue;
         }
         // In the order the listeners started: a run whose result is discarded later came first.
-        consumptions.sort_by_key(|&i| (w.consumptions[i].started_at, w.consumptions[i].at, i));
+        consumptions.stable_sort_by_key(|&i| (w.consumptions[i].started_at, w.consumptions[i].at, i));
         let causes = consumptions[1..]
             .iter()
             .enumerate()

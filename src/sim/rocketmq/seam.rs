@@ -1,6 +1,7 @@
 //! RocketMQ behind the broker-neutral seam (`sim::model::Simulation`): commands arrive as timeline
 //! JSON, the log is read by index, and the topology is translated into the neutral `View`.
 
+use crate::sim::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
 
@@ -150,7 +151,7 @@ impl World {
 
     fn topic_views(&self) -> Vec<TopicView> {
         let mut names: Vec<&str> = self.brokers.iter().flat_map(|b| b.cqs.keys().map(String::as_str)).collect();
-        names.sort_unstable();
+        names.stable_sort();
         names.dedup();
         let members = group_members(self);
         let mut out = Vec::new();
@@ -506,7 +507,7 @@ impl Simulation for World {
         }
         for (_, mut ms) in by_group {
             t.consumed += ms.len() as u64;
-            ms.sort_unstable();
+            ms.stable_sort();
             let distinct = ms.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!ms.is_empty());
             t.duplicated += (ms.len() - distinct) as u64;
         }

@@ -7,6 +7,7 @@
 //! Read-only, so rendered as escaped HTML behind a memo (one DOM write when the text changes).
 //! The builders are pure and tested natively.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -101,7 +102,7 @@ fn group_pids(w: &World, g: usize) -> Vec<u32> {
         }
     }
     let mut v: Vec<u32> = out.into_iter().collect();
-    v.sort_by_key(|&pid| (w.partitions[pid as usize].topic, w.partitions[pid as usize].partition));
+    v.stable_sort_by_key(|&pid| (w.partitions[pid as usize].topic, w.partitions[pid as usize].partition));
     v
 }
 
@@ -193,9 +194,9 @@ fn classic_row(grp: &Group, ci: usize, c: &Consumer) -> MemberRow {
     let mut lines = vec![("owns", owned(c))];
     if let Some(m) = coord {
         let mut assigned = m.assignment.clone();
-        assigned.sort();
+        assigned.stable_sort();
         let mut mine = owned(c);
-        mine.sort();
+        mine.stable_sort();
         if assigned != mine {
             lines.push(("assigned", assigned));
         }
@@ -278,8 +279,8 @@ fn member_row_html(r: &MemberRow) -> String {
         // "target" only matters when it differs from what the member owns.
         let same_as_owned = r.lines.first().is_some_and(|(_, o)| {
             let (mut a, mut b) = (o.clone(), list.clone());
-            a.sort();
-            b.sort();
+            a.stable_sort();
+            b.stable_sort();
             a == b
         });
         if (list.is_empty() && *what != "owns") || (*what != "owns" && same_as_owned && matches!(*what, "target" | "assigned")) {

@@ -4,6 +4,7 @@
 //! up means the position went back (a reset, a seek, or a new owner starting from the committed
 //! offset). Sampled at a fixed number of instants over the run, up to now.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use crate::sim::engine::Millis;
@@ -91,7 +92,7 @@ pub fn lag_series(w: &World) -> Vec<LagSeries> {
             (w.groups[g].name.to_string(), p.topic as u32, p.partition, LagSeries { name, points })
         })
         .collect();
-    out.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
+    out.stable_sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
     out.into_iter().map(|x| x.3).collect()
 }
 

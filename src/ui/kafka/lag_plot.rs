@@ -3,6 +3,7 @@
 //! lines told apart by dash and grey level, each named at its end in a margin of its own (no
 //! legend over the data), a vertical line at the playhead.
 
+use crate::sim::sort::StableSort;
 use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -36,7 +37,7 @@ fn fit(el: &HtmlCanvasElement) -> Option<f64> {
 
 /// End labels pushed apart top-down by `gap`, then the stack moved up if it ran past `bottom`.
 pub fn spread(mut ys: Vec<(i32, usize)>, gap: i32, top: i32, bottom: i32) -> Vec<(i32, usize)> {
-    ys.sort();
+    ys.stable_sort();
     // Too many to fit at `gap`: closer together rather than piled up at the top.
     let gap = if ys.len() > 1 { gap.min((bottom - top).max(0) / (ys.len() as i32 - 1)) } else { gap };
     for i in 1..ys.len() {

@@ -3,6 +3,7 @@
 //! the stop-the-world windows, stretches in which a group with live members fetched none of the
 //! partitions it had been fetching.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::sim::engine::Millis;
@@ -90,7 +91,7 @@ pub fn rows(w: &World) -> Vec<Row> {
                 .into_iter()
                 .filter_map(|k| fetch.remove(&k).map(|s| (k[prefix.len()..].to_string(), s)))
                 .collect();
-            parts.sort_by_key(|(label, _)| partition_order(label));
+            parts.stable_sort_by_key(|(label, _)| partition_order(label));
             if member.is_none() && parts.is_empty() {
                 continue;
             }

@@ -4,6 +4,7 @@
 //! that show on it. Pure: built from the World at the playhead and laid out without a browser,
 //! so the unit tests check what the canvas will draw.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use crate::sim::engine::Millis;
@@ -308,7 +309,7 @@ pub fn layout(dag: &SegmentDag, width: f64) -> DagLayout {
     for (g, column) in by_column.iter_mut().enumerate() {
         let x = PAD + g as f64 * slot;
         heads.push((x, node_w));
-        column.sort_by_key(|n| (n.range.0, n.id));
+        column.stable_sort_by_key(|n| (n.range.0, n.id));
         // Wanted: level with the range's start; then pushed down so none overlap, and the
         // stack moved up if it ran past the bottom.
         let mut ys: Vec<f64> = column.iter().map(|n| top + (bottom - top) * f64::from(n.range.0) / 65_536.0).collect();

@@ -7,6 +7,7 @@ use crate::sim::pulsar::scalable::{is_assignable, ClientCloseEra};
 use crate::sim::pulsar::scenario::ScalableConsumerType;
 use crate::sim::pulsar::subscription::SubscriptionType;
 use crate::sim::pulsar::world::{ClientState, Dispatcher, World};
+use crate::sim::sort::StableSort;
 use crate::ui::state::fmt_ms;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +34,7 @@ fn children_text(w: &World, t: usize, parents: &[u64], at: Millis) -> String {
     let layout = &s.layout;
     let mut children: Vec<u64> =
         parents.iter().filter_map(|p| layout.segment(*p)).flat_map(|p| p.child_ids.iter().copied()).collect();
-    children.sort_unstable();
+    children.stable_sort();
     children.dedup();
     if children.is_empty() {
         return "it is due now.".into();

@@ -1,6 +1,7 @@
 //! Per key of a Key_Shared subscription: who received it, in which succession of consumers, and
 //! whether every first delivery came in publish order (what PIP-379's draining protects). Pure.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::sim::pulsar::events::MsgId;
@@ -44,7 +45,7 @@ pub fn key_orders(w: &World) -> Vec<SubscriptionKeys> {
         // Every receipt of the subscription, in log order.
         let mut receipts: Vec<(u32, MsgId, usize)> =
             members.iter().flat_map(|&c| w.consumers[c].received.iter().map(move |r| (r.event.0, r.msg, c))).collect();
-        receipts.sort_unstable();
+        receipts.stable_sort();
         let mut seen: BTreeSet<MsgId> = BTreeSet::new();
         let mut by_key: BTreeMap<String, (KeyOrder, Option<(u32, i64)>)> = BTreeMap::new();
         let mut order: Vec<String> = Vec::new();

@@ -7,6 +7,8 @@
 //! names with the same input). `name_requested_defaults` copies those names into the input when
 //! the vector file is read; the values still come from `sim::pulsar::defaults`.
 
+use crate::sim::sort::StableSort;
+
 mod cursor;
 mod failover;
 mod hash;
@@ -95,7 +97,7 @@ fn defaults(kind: &str, input: &Value) -> Result<Value, String> {
 
 fn sort_set(v: &mut Value) {
     if let Value::Array(items) = v {
-        items.sort_by_key(|x| x.to_string());
+        items.stable_sort_by_key(|x| x.to_string());
     }
 }
 
@@ -120,7 +122,7 @@ pub fn normalise(kind: &str, v: &mut Value) {
                         }
                     }
                 }
-                segments.sort_by_key(|s| s.get("id").map(Value::to_string).unwrap_or_default());
+                segments.stable_sort_by_key(|s| s.get("id").map(Value::to_string).unwrap_or_default());
             }
         }
         "pulsar.cursor" => {
@@ -195,7 +197,7 @@ mod tests {
             std::fs::read_dir(&dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
         files
             .retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("pulsar.") && n.ends_with(".json")));
-        files.sort();
+        files.stable_sort();
         let mut failures = Vec::new();
         let mut total = 0;
         for path in &files {

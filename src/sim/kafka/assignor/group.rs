@@ -2,6 +2,7 @@
 //! `partitionsPerTopic` holds only subscribed topics that have metadata and partitions, and a
 //! partition is a global id (`gid`) in `TopicPartition` order (topic name, then partition).
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, HashMap};
 
 use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName, MAX_PARTITIONS_PER_TOPIC};
@@ -56,7 +57,7 @@ impl<'a> Group<'a> {
         let hashes: Vec<i32> = members.iter().map(|m| java_string_hash(&m.id)).collect();
         let hash_order: Vec<u32> = iteration_order(&hashes, TableInit::Default).into_iter().map(|i| i as u32).collect();
         let mut by_id: Vec<u32> = (0..members.len() as u32).collect();
-        by_id.sort_by(|a, b| java_string_cmp(&members[*a as usize].id, &members[*b as usize].id));
+        by_id.stable_sort_by(|a, b| java_string_cmp(&members[*a as usize].id, &members[*b as usize].id));
         let mut rank = vec![0u32; members.len()];
         for (r, m) in by_id.iter().enumerate() {
             rank[*m as usize] = r as u32;
@@ -82,7 +83,7 @@ impl<'a> Group<'a> {
         let mut names: Vec<u32> = (0..raw_names.len() as u32)
             .filter(|r| cluster.get(raw_names[*r as usize]).is_some_and(|md| md.partitions > 0))
             .collect();
-        names.sort_by(|a, b| java_string_cmp(raw_names[*a as usize], raw_names[*b as usize]));
+        names.stable_sort_by(|a, b| java_string_cmp(raw_names[*a as usize], raw_names[*b as usize]));
         let mut topic_of_raw = vec![NONE; raw_names.len()];
         let mut topics = Vec::with_capacity(names.len());
         let mut topic_of = Vec::new();
@@ -159,7 +160,7 @@ impl<'a> Group<'a> {
     /// `AbstractPartitionAssignor.MemberInfo` order: static members by instance id first, then
     /// dynamic ones by member id; a stable sort of `members`.
     pub fn sort_member_info(&self, members: &mut [u32]) {
-        members.sort_by(|a, b| {
+        members.stable_sort_by(|a, b| {
             let (x, y) = (self.members[*a as usize], self.members[*b as usize]);
             match (&x.instance_id, &y.instance_id) {
                 (Some(i), Some(j)) => java_string_cmp(i, j),
@@ -176,7 +177,7 @@ impl<'a> Group<'a> {
         let names: Vec<TopicName> = self.topics.iter().map(|t| TopicName::from(t.name)).collect();
         let mut out: Vec<(String, BTreeMap<TopicName, Vec<i32>>)> = Vec::with_capacity(self.members.len());
         for (m, mut gids) in self.members.iter().zip(per_member) {
-            gids.sort_unstable();
+            gids.stable_sort();
             let mut topics: Vec<(TopicName, Vec<i32>)> = Vec::new();
             let mut current = NONE;
             for gid in gids {

@@ -1,6 +1,7 @@
 //! Reading and validating the Kafka section of a scenario. Every error names its JSON path;
 //! nothing panics.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -113,7 +114,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Paths)> {
         }
     }
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
-    timeline.sort_by_key(|(a, _)| a.at);
+    timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
     o.finish(e);
     let scenario = Scenario {

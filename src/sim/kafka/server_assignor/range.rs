@@ -5,6 +5,7 @@
 use super::spec::{GroupSpec, SubscriptionType, Target};
 use super::AssignorError;
 use crate::sim::kafka::java_order::java_string_cmp;
+use crate::sim::sort::StableSort;
 
 struct TopicRanges {
     partitions: i32,
@@ -39,7 +40,7 @@ impl TopicRanges {
 
 fn sorted_members(spec: &GroupSpec) -> Vec<usize> {
     let mut members = spec.member_order.clone();
-    members.sort_by(|a, b| match (&spec.member(*a).instance_id, &spec.member(*b).instance_id) {
+    members.stable_sort_by(|a, b| match (&spec.member(*a).instance_id, &spec.member(*b).instance_id) {
         (Some(x), Some(y)) => java_string_cmp(x, y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,

@@ -4,6 +4,7 @@
 //! as a `HashMap<Uuid, HashSet<Integer>>`. Only the homogeneous uniform builder depends on the
 //! last two, so they are computed on request.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::{GroupAssignment, ServerMember, TopicName, TopicsImage};
@@ -219,7 +220,7 @@ impl<'a> GroupSpec<'a> {
         for m in &self.members {
             let mut topics: Vec<(TopicName, Vec<i32>)> = Vec::new();
             for (t, mut parts) in targets.next().unwrap_or_default().topics {
-                parts.sort_unstable();
+                parts.stable_sort();
                 parts.dedup();
                 if !parts.is_empty() {
                     topics.push((names[t].clone(), parts));

@@ -4,6 +4,7 @@
 //! subscriber; then up to 16 passes move the highest partitions of the most loaded subscribers of
 //! each shared topic to the least loaded ones until no pass moves anything.
 
+use crate::sim::sort::StableSort;
 use std::cmp::Ordering;
 
 use super::spec::{GroupSpec, Target};
@@ -60,7 +61,7 @@ impl Balancer {
     fn initialize(&mut self, members: &[usize], sizes: &[i64]) -> i64 {
         self.sorted.clear();
         self.sorted.extend_from_slice(members);
-        self.sorted.sort_by_key(|m| (sizes[*m], *m));
+        self.sorted.stable_sort_by_key(|m| (sizes[*m], *m));
         let n = self.sorted.len();
         self.least_end = 0;
         self.least_count = sizes[self.sorted[0]] - 1;
@@ -173,7 +174,7 @@ impl Builder<'_> {
 
     fn sorted_topics(&self, topics: &[usize]) -> Vec<usize> {
         let mut sorted = topics.to_vec();
-        sorted.sort_by(|a, b| self.topic_order(*a, *b));
+        sorted.stable_sort_by(|a, b| self.topic_order(*a, *b));
         sorted
     }
 
@@ -255,7 +256,7 @@ impl Builder<'_> {
         }
         let owners = &self.owners[topic];
         let mut partitions: Vec<i32> = (0..self.spec.topics[topic].partitions).collect();
-        partitions.sort_by_key(|p| (owners[*p as usize], *p));
+        partitions.stable_sort_by_key(|p| (owners[*p as usize], *p));
         // Ranges of the list per owner; owners are member indices (-1 never remains here).
         let mut touched: Vec<usize> = Vec::new();
         for (i, p) in partitions.iter().enumerate() {

@@ -8,6 +8,7 @@ use super::member_classic::ClientState;
 use super::*;
 use crate::sim::kafka::events::CommitKind;
 use crate::sim::kafka::scenario::GroupProtocol;
+use crate::sim::sort::StableSort;
 
 #[derive(Clone, Debug)]
 pub struct CommitRequest {
@@ -92,7 +93,7 @@ impl World {
                     self.groups[g].committed.insert(*pid, (*offset, *epoch));
                     shown.push((self.part(*pid), *offset));
                 }
-                shown.sort_by_key(|(p, _)| p.pid);
+                shown.stable_sort_by_key(|(p, _)| p.pid);
                 self.emit(Event::Committed { group, client, kind: r.kind, offsets: shown, generation: r.generation });
             }
             Some(error) => {

@@ -6,6 +6,7 @@
 //! collect buffered records up to `max.poll.records`, send fetches. With nothing to return it
 //! blocks until data arrives or its timeout expires.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::member_classic::ClassicClient;
@@ -183,7 +184,7 @@ impl World {
     /// Partitions in `TopicPartition` order (topic, then partition), as upstream's sorted sets.
     pub(super) fn parts_sorted(&self, tps: &[TopicPartition]) -> Vec<Part> {
         let mut sorted: Vec<&TopicPartition> = tps.iter().collect();
-        sorted.sort();
+        sorted.stable_sort();
         sorted.into_iter().filter_map(|tp| self.pid_of(tp)).map(|p| self.part(p)).collect()
     }
 

@@ -1,6 +1,7 @@
 //! STICKY mode: user-defined, exclusive hash ranges (spec §1.4.4). A message whose slot no range
 //! covers has no consumer and stays in the backlog. STICKY never uses draining hashes.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::selector::{HashRangeAssignment, KeySharedError};
@@ -45,7 +46,7 @@ impl StickyRangeSelector {
             return Err(KeySharedError::EmptyRanges);
         }
         let mut sorted = ranges.to_vec();
-        sorted.sort_by_key(|r| r.0);
+        sorted.stable_sort_by_key(|r| r.0);
         for (i, &r) in sorted.iter().enumerate() {
             if r.0 > r.1 {
                 return Err(KeySharedError::StartAfterEnd { start: r.0, end: r.1 });

@@ -9,6 +9,7 @@
 //! - #26434: drained sealed segments still take round-robin slots, so a consumer can end up with
 //!   nothing but dead segments.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeSet;
 
 use super::hash_range::HashRange;
@@ -115,7 +116,7 @@ pub fn compute_assignment(
     topic: Option<&ScalableTopicName>,
 ) -> Assignment {
     let mut names: Vec<&String> = consumers.iter().collect();
-    names.sort_by(|a, b| java_string_compare(a, b));
+    names.stable_sort_by(|a, b| java_string_compare(a, b));
     names.dedup();
     let mut assignment = Assignment { layout_epoch: layout.epoch, ..Assignment::default() };
     if names.is_empty() {
@@ -147,7 +148,7 @@ pub fn compute_assignment(
         }
         candidates.push((s.hash_range, s.segment_id, drained_sealed));
     }
-    candidates.sort_unstable();
+    candidates.stable_sort();
     let mut slots: Vec<(Vec<AssignedSegment>, bool)> = names.iter().map(|_| (Vec::new(), true)).collect();
     for (i, &(hash_range, segment_id, drained_sealed)) in candidates.iter().enumerate() {
         let slot = &mut slots[i % names.len()];

@@ -4,6 +4,7 @@
 
 use super::layout::{LayoutError, SegmentLayout};
 use crate::sim::pulsar::hash::{segment_hash, SegmentHashEra};
+use crate::sim::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentRouter {
@@ -25,7 +26,7 @@ impl SegmentRouter {
                 if active.is_empty() {
                     return Err(LayoutError::NoActiveSegmentCovers(0));
                 }
-                active.sort();
+                active.stable_sort();
                 let pick = active[(self.next_keyless % active.len() as u64) as usize].1;
                 self.next_keyless = self.next_keyless.wrapping_add(1);
                 Ok(pick)

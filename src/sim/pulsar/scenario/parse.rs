@@ -2,6 +2,7 @@
 //! nothing panics. Cross-references (and the segment operations of the timeline, replayed on the
 //! layout) are checked in `check.rs`.
 
+use crate::sim::sort::StableSort;
 use serde_json::Value;
 
 use super::*;
@@ -83,7 +84,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
         }
     }
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
-    timeline.sort_by_key(|(a, _)| a.at);
+    timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
     o.finish(e);
     let brokers = if brokers.is_empty() { vec!["broker-1".to_string()] } else { brokers };

@@ -6,6 +6,7 @@ use super::{Action, DeliverItem, Delivery, PendingAck, ReceivedRecord, World};
 use crate::sim::pulsar::cursor::DeliveryVerdict;
 use crate::sim::pulsar::events::Event;
 use crate::sim::pulsar::scenario::{AckMode, ScalableConsumerType};
+use crate::sim::sort::StableSort;
 
 /// `maxAcknowledgmentGroupSize`: a full group is sent at once.
 const MAX_ACK_GROUP_SIZE: usize = 1_000;
@@ -66,7 +67,7 @@ impl World {
             }
         }
         self.recycle_items(items);
-        touched.sort_unstable();
+        touched.stable_sort();
         touched.dedup();
         for &c in &touched {
             self.app_drain(c);

@@ -2,6 +2,7 @@
 //! summary (the ranges themselves when there are few, else a count), computed in one pass over
 //! the selector's snapshot, and which consumers a membership change touched.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
 use crate::sim::pulsar::key_shared::selector::sweep_owners;
@@ -82,7 +83,7 @@ pub fn changed(before: &[HashRangeAssignment], after: &[HashRangeAssignment], ch
         }
     };
     touched.push(c);
-    touched.sort_unstable();
+    touched.stable_sort();
     touched.dedup();
     let mut summaries: Vec<RangeSummary> = vec![RangeSummary::default(); touched.len()];
     for a in after {
@@ -126,7 +127,7 @@ mod tests {
             ring.add(c, &format!("consumer-{c}"));
             let after = ring.assignments();
             let mut expected: Vec<u64> = lost_ranges(&before, &after).into_keys().chain([c]).collect();
-            expected.sort_unstable();
+            expected.stable_sort();
             expected.dedup();
             assert_eq!(touched(&before, &after, Membership::Joined(c)), expected);
         }
@@ -135,7 +136,7 @@ mod tests {
             ring.remove(c);
             let after = ring.assignments();
             let mut expected: Vec<u64> = lost_ranges(&after, &before).into_keys().chain([c]).collect();
-            expected.sort_unstable();
+            expected.stable_sort();
             expected.dedup();
             assert_eq!(touched(&before, &after, Membership::Left(c)), expected);
         }

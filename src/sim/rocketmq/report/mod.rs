@@ -1,6 +1,7 @@
 //! The run report: what each consumer consumed, each group's broker-side state and history,
 //! assignment per queue, warnings that spell out consequences, and why messages were not consumed.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -103,14 +104,14 @@ pub fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[us
     let con = &w.consumers[first];
     let Some(broker) = w.brokers.iter().find(|b| b.groups.contains_key(group)) else { return out };
     let mut cids = broker.groups[group].all_client_ids();
-    cids.sort_by(|a, b| java_str_cmp(a, b));
+    cids.stable_sort_by(|a, b| java_str_cmp(a, b));
     let mut mq_all: Vec<MessageQueue> = Vec::new();
     for b in &w.brokers {
         if let Some((read, _)) = b.topics.get(topic) {
             mq_all.extend((0..*read).map(|q| MessageQueue::new(topic, &*b.name, q)));
         }
     }
-    mq_all.sort();
+    mq_all.stable_sort();
     if let Ok(map) = allocate::allocate_group(&con.strategy, &mq_all, &cids) {
         for (cid, qs) in map {
             for q in qs {

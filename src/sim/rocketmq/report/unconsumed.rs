@@ -2,6 +2,7 @@
 //! Every reason comes from the message's provenance or from the state that holds it back, so no
 //! produced message is silently absent from a report.
 
+use crate::sim::sort::StableSort;
 use std::collections::BTreeSet;
 
 use super::warnings::describe_running_filter;
@@ -28,7 +29,7 @@ pub fn why_unconsumed(w: &World, prov: &Provenance, root: MsgId, group: &str, me
         events.push(stored.0);
     }
     let (kind, reason) = found.unwrap_or_else(|| compacted(w, root).unwrap_or_else(|| from_state(w, root, group, members)));
-    events.sort_unstable();
+    events.stable_sort();
     events.dedup();
     Unconsumed { kind, reason, events }
 }

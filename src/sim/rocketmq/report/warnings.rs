@@ -1,5 +1,6 @@
 //! Warnings for one group, each with its consequence spelled out.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{allocation_by_strategy, assignment, who};
@@ -159,7 +160,7 @@ fn duplicate_client_id_warnings(w: &World, group: &str, members: &[usize]) -> Ve
 fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(String, Vec<String>, Vec<String>)> {
     let Some(broker) = w.brokers.iter().find(|b| b.groups.contains_key(group)) else { return Vec::new() };
     let mut cids = broker.groups[group].all_client_ids();
-    cids.sort_by(|a, b| java_str_cmp(a, b));
+    cids.stable_sort_by(|a, b| java_str_cmp(a, b));
     let strategy = &w.consumers[cs[0]].strategy;
     let mut out = Vec::new();
     let topics: BTreeSet<&str> =
@@ -173,7 +174,7 @@ fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(
                 (0..read).map(move |q| MessageQueue::new(topic, &*b.name, q))
             })
             .collect();
-        mq_all.sort();
+        mq_all.stable_sort();
         let mut taken = BTreeSet::new();
         let mut mine = Vec::new();
         let distinct: BTreeSet<&String> = cids.iter().collect();

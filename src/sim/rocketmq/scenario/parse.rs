@@ -1,6 +1,7 @@
 //! Reading and validating the RocketMQ section of a scenario. Every error names its JSON path;
 //! nothing panics.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -78,7 +79,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
     }
     let memory_budget_mb = o.u64_in("memoryBudgetMb", 1, MAX_MEMORY_BUDGET_MB, e);
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
-    timeline.sort_by_key(|(a, _)| a.at);
+    timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
     o.finish(e);
     let scenario = Scenario {

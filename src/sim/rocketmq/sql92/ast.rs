@@ -1,6 +1,7 @@
 //! The compiled expression tree. Node kinds mirror RocketMQ's expression classes; literal values
 //! are typed once at compile time.
 
+use crate::sim::sort::StableSort;
 use std::fmt::Write as _;
 
 /// A literal (`ConstantExpression`; `TRUE`, `FALSE` and `NULL` are `BooleanConstantExpression`s).
@@ -86,7 +87,7 @@ impl StrSet {
     pub fn new(mut items: Vec<Box<str>>) -> Self {
         let sorted = items.len() > 8;
         if sorted {
-            items.sort_unstable();
+            items.stable_sort();
             items.dedup();
         }
         StrSet { items, sorted }

@@ -1,12 +1,13 @@
 //! Producers (publish queue list, ThreadLocalIndex, synchronous retries) and the broker store.
 
 use super::*;
+use crate::sim::sort::StableSort;
 
 impl World {
     /// The publish queue list of a topic: brokers in name order, `0..writeQueueNums` each.
     pub fn publish_queues(&self, topic: &str) -> Vec<(usize, u32)> {
         let mut order: Vec<usize> = (0..self.brokers.len()).collect();
-        order.sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(&self.brokers[*a].name, &self.brokers[*b].name));
+        order.stable_sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(&self.brokers[*a].name, &self.brokers[*b].name));
         let mut out = Vec::new();
         for b in order {
             if let Some((_, write)) = self.brokers[b].topics.get(topic) {
@@ -116,20 +117,19 @@ impl World {
     /// `max(writeQueueNums, readQueueNums)` (a producer whose route predates a shrink); otherwise
     /// the message is stored.
     pub(super) fn handle_store_arrive(&mut self, msg: MsgId, attempt: u32) {
-        let (b, topic, queue_id) = {
-            let m = &self.messages[msg as usize];
-            (m.broker(), m.topic().clone(), m.queue_id())
-        };
-        let refusal = match self.brokers[b].topics.get(&*topic) {
-            None => Some(format!("topic[{topic}] not exist")),
+        let m = &self.messages[msg as usize];
+        let (b, queue_id) = (m.broker(), m.queue_id());
+        let refusal = match self.brokers[b].topics.get(&**m.topic()) {
+            None => Some(format!("topic[{}] not exist", m.topic())),
             Some((read, write)) if queue_id >= (*read).max(*write) => {
-                Some(format!("request queueId[{queue_id}] is illegal: {topic} has {read} read and {write} write queues"))
+                Some(format!("request queueId[{queue_id}] is illegal: {} has {read} read and {write} write queues", m.topic()))
             }
             Some(_) => None,
         };
         match refusal {
             None => self.handle_store(msg),
             Some(reason) => {
+                let topic = self.messages[msg as usize].topic().clone();
                 let bname = self.brokers[b].name.clone();
                 self.emit(Event::SendRefused { msg, broker: bname, topic, queue_id, attempt, reason: reason.clone() });
                 let latency = self.producer_of(msg).map(|p| self.producers[p].latency).unwrap_or(self.scenario.latency_ms);

@@ -3,6 +3,7 @@
 
 use super::records::{DropReason, ForcedUnlock, StartOffsetSource};
 use super::*;
+use crate::sim::sort::StableSort;
 
 /// PullRequests of new ProcessQueues are dispatched this long after the rebalance (5.x
 /// `dispatchPullRequest(pullRequestList, 500)`).
@@ -169,8 +170,8 @@ impl World {
             return;
         };
         let mut mq_all = route;
-        mq_all.sort();
-        cid_all.sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(a, b));
+        mq_all.stable_sort();
+        cid_all.stable_sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(a, b));
         let mut strategy = self.consumers[c].strategy.clone();
         if let Strategy::Config { queues } = &mut strategy {
             for q in queues.iter_mut() {

@@ -20,6 +20,7 @@
 //! - `consistent-group-liveness` (§10, §11): in a group whose members subscribe alike, once churn
 //!   has stopped and the run has settled, every matching message is consumed at least once.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -380,7 +381,7 @@ fn quiet_from(scenario: &Value, w: &World, members: &[usize]) -> Option<Millis> 
             .iter()
             .map(|s| (s.topic.clone(), s.expression.clone(), s.expression_type.clone()))
             .collect();
-        v.sort();
+        v.stable_sort();
         v
     };
     if !ran.windows(2).all(|p| subs(p[0]) == subs(p[1])) {
@@ -505,8 +506,8 @@ fn liveness_applies(w: &World, running: &[usize]) -> bool {
     let same_subs = running.iter().all(|&c| {
         let mut a = w.consumers[c].spec.subscriptions.clone();
         let mut b = first.spec.subscriptions.clone();
-        a.sort_by(|x, y| x.topic.cmp(&y.topic));
-        b.sort_by(|x, y| x.topic.cmp(&y.topic));
+        a.stable_sort_by(|x, y| x.topic.cmp(&y.topic));
+        b.stable_sort_by(|x, y| x.topic.cmp(&y.topic));
         a == b
     });
     let ids: BTreeSet<&str> = running.iter().map(|&c| &*w.consumers[c].client_id).collect();

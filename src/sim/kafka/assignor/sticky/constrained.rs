@@ -3,6 +3,7 @@
 //! members to claim `maxQuota` keep it; owned partitions are kept in (partition, topic) order.
 //! The rest is dealt round-robin to members below `minQuota`, then to members at `minQuota`.
 
+use crate::sim::sort::StableSort;
 use std::collections::VecDeque;
 
 use super::super::group::{Group, NONE};
@@ -56,8 +57,8 @@ pub(super) fn build(g: &Group, rack: &RackInfo, ownership: &Ownership) -> Result
     b.assign_owned(&ownership.owned, &mut kept);
     let mut unassigned: Vec<u32> = (0..total as u32).filter(|gid| !kept[*gid as usize]).collect();
     let rank = &g.rank;
-    b.under_min.sort_by_key(|m| rank[*m as usize]);
-    b.exactly_min.make_contiguous().sort_by_key(|m| rank[*m as usize]);
+    b.under_min.stable_sort_by_key(|m| rank[*m as usize]);
+    b.exactly_min.make_contiguous().stable_sort_by_key(|m| rank[*m as usize]);
     rack.sort_by_rack_consumers(&mut unassigned);
     if rack.enabled() {
         unassigned = b.assign_rack_aware_round_robin(unassigned);
@@ -80,7 +81,7 @@ impl Builder<'_> {
             }
             // Partition number first, then topic: topic indices follow name order.
             let g = self.g;
-            list.sort_by_key(|gid| (g.partition_of(*gid), g.topic_of[*gid as usize]));
+            list.stable_sort_by_key(|gid| (g.partition_of(*gid), g.topic_of[*gid as usize]));
             list.retain(|gid| !self.multiple_owners[*gid as usize]);
             let keep = if list.len() < self.min_quota {
                 self.under_min.push(m);

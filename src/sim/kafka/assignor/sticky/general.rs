@@ -12,6 +12,7 @@ use super::load_index::LoadIndex;
 use super::movements::{partition_hash, PartitionMovements};
 use super::rack_info::RackInfo;
 use super::{member_data, Ownership, DEFAULT_GENERATION};
+use crate::sim::sort::StableSort;
 
 struct Builder<'a> {
     g: &'a Group<'a>,
@@ -45,7 +46,7 @@ pub(super) fn build(g: &Group, rack: &RackInfo, ownership: Ownership) -> Result<
         }
     }
     let mut topic_order: Vec<u32> = (0..topics as u32).collect();
-    topic_order.sort_by_key(|t| (topic_consumers[*t as usize].len(), *t));
+    topic_order.stable_sort_by_key(|t| (topic_consumers[*t as usize].len(), *t));
     let mut sorted_all: Vec<u32> = Vec::with_capacity(g.partition_count());
     for t in topic_order {
         let topic = &g.topics[t as usize];
@@ -67,7 +68,7 @@ pub(super) fn build(g: &Group, rack: &RackInfo, ownership: Ownership) -> Result<
         .iter()
         .map(|list| {
             let mut d = list.clone();
-            d.sort_unstable();
+            d.stable_sort();
             d.dedup();
             d
         })
@@ -131,7 +132,7 @@ fn previous_assignment(g: &Group, max_generation: i32) -> Vec<(u32, i32)> {
 
 fn balance_score(sizes: &[u32]) -> i64 {
     let mut sorted: Vec<i64> = sizes.iter().map(|s| *s as i64).collect();
-    sorted.sort_unstable();
+    sorted.stable_sort();
     let n = sorted.len() as i64;
     sorted.iter().enumerate().map(|(i, s)| s * (2 * i as i64 - n + 1)).sum()
 }

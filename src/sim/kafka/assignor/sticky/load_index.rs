@@ -13,6 +13,7 @@
 //! Heaps are lazy: a size change pushes fresh entries and entries that no longer describe their
 //! member are dropped when they reach the top.
 
+use crate::sim::sort::StableSort;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -139,7 +140,7 @@ impl LoadIndex {
                             self.active[m] && self.size[m] == *s && self.held[m].contains_key(&(t as u32))
                         })
                         .collect();
-                    live.sort_unstable();
+                    live.stable_sort();
                     live.dedup();
                     b.holders[t] = BinaryHeap::from(live);
                 }
@@ -150,7 +151,7 @@ impl LoadIndex {
     /// The entries of a consumer heap that still describe their member, sorted, without repeats.
     fn live_consumers(&self, heap: &BinaryHeap<Reverse<Load>>, below_max: bool) -> Vec<Load> {
         let mut live: Vec<Load> = heap.iter().map(|r| r.0).filter(|l| self.valid_consumer(*l, below_max)).collect();
-        live.sort_unstable();
+        live.stable_sort();
         live.dedup();
         live
     }

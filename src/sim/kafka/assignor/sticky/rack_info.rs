@@ -2,6 +2,7 @@
 //! per-partition count of same-rack consumers used to order unassigned partitions. That count is
 //! kept whenever any consumer has a rack, even when the gate turns rack awareness off.
 
+use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::group::Group;
@@ -80,7 +81,7 @@ impl RackInfo {
     /// partition's racks.
     pub fn sort_by_rack_consumers(&self, partitions: &mut [u32]) {
         if let Some(counts) = &self.consumers_on_partition_racks {
-            partitions.sort_by_key(|gid| counts[*gid as usize]);
+            partitions.stable_sort_by_key(|gid| counts[*gid as usize]);
         }
     }
 
