@@ -6,11 +6,15 @@
 //! `dyn` comparator; each call site adds only a closure and the permutation that moves its
 //! elements.
 //!
+//! Collecting into a `BTreeMap` or `BTreeSet` sorts its items first, with another driftsort per
+//! item type; `CollectSorted` inserts them one by one instead.
+//!
 //! Results equal `slice::sort_by`'s exactly: ties keep their order (the positions are sorted
 //! stably), and a stable sort has only one correct output. Replacing `sort_unstable` is safe
 //! where equal elements are identical (integers, strings, derived `Ord` over every field).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Stable sorts for slices and vectors, one algorithm for every element type.
 pub trait StableSort<T> {
@@ -43,6 +47,36 @@ impl<T> StableSort<T> for [T] {
         permute(self, &mut order);
     }
 }
+
+/// `collect` into ordered collections without compiling a sort per item type. As with
+/// `collect`, a later duplicate key's value replaces an earlier one. Keys are kept from the first
+/// insertion, which is indistinguishable wherever equal keys are identical (strings, integers,
+/// message queues), as they are here.
+pub trait CollectSorted: Iterator + Sized {
+    fn collect_map<K: Ord, V>(self) -> BTreeMap<K, V>
+    where
+        Self: Iterator<Item = (K, V)>,
+    {
+        let mut map = BTreeMap::new();
+        for (k, v) in self {
+            map.insert(k, v);
+        }
+        map
+    }
+
+    fn collect_set<T: Ord>(self) -> BTreeSet<T>
+    where
+        Self: Iterator<Item = T>,
+    {
+        let mut set = BTreeSet::new();
+        for item in self {
+            set.insert(item);
+        }
+        set
+    }
+}
+
+impl<I: Iterator> CollectSorted for I {}
 
 /// The only instance of the sort algorithm: orders positions by the comparator, stably.
 #[inline(never)]
@@ -96,6 +130,13 @@ mod tests {
                 assert_eq!(desc, expected_desc);
             }
         }
+    }
+
+    #[test]
+    fn collects_as_collect_does() {
+        let pairs = [(3, "c"), (1, "a"), (3, "z"), (2, "b")];
+        assert_eq!(pairs.iter().copied().collect_map(), pairs.iter().copied().collect::<BTreeMap<_, _>>());
+        assert_eq!(pairs.iter().map(|p| p.0).collect_set(), pairs.iter().map(|p| p.0).collect::<BTreeSet<_>>());
     }
 
     #[test]

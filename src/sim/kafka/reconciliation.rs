@@ -6,6 +6,7 @@
 //! still owned by another member are withheld (UNRELEASED_PARTITIONS) until released. Topics are
 //! keyed by a string (the topic id in the coordinator).
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -173,14 +174,14 @@ fn next_assignment(
     let mut assigned = Partitions::new();
     let mut revoke = Partitions::new();
     let mut add = Partitions::new();
-    let topics: BTreeSet<&String> = target.keys().chain(member.assigned.keys()).collect();
+    let topics: BTreeSet<&String> = target.keys().chain(member.assigned.keys()).collect_set();
     let empty = BTreeSet::new();
     for topic in topics {
         let wanted = target.get(topic).unwrap_or(&empty);
         let current = member.assigned.get(topic).unwrap_or(&empty);
-        let keep: BTreeSet<i32> = current.intersection(wanted).copied().collect();
-        let gone: BTreeSet<i32> = current.difference(&keep).copied().collect();
-        let mut new: BTreeSet<i32> = wanted.difference(&keep).copied().collect();
+        let keep: BTreeSet<i32> = current.intersection(wanted).copied().collect_set();
+        let gone: BTreeSet<i32> = current.difference(&keep).copied().collect_set();
+        let mut new: BTreeSet<i32> = wanted.difference(&keep).copied().collect_set();
         let before = new.len();
         new.retain(|p| partition_epoch(topic, *p) == -1);
         unreleased |= new.len() != before;

@@ -4,6 +4,7 @@
 //! that a group never received or received more than once, with the reason traced through the
 //! causal log (event ids cited).
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -48,7 +49,7 @@ struct Index {
 }
 
 fn build_index(w: &World) -> Index {
-    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect();
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect_map();
     let mut ix = Index::default();
     for e in w.log.entries() {
         match &e.kind {
@@ -287,7 +288,7 @@ fn generations(w: &World, g: usize) -> Vec<Value> {
     let mut pending_revoked: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
     let mut gens: BTreeMap<i32, GenerationMaps> = BTreeMap::new();
     let mut previous_target: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
-    let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect();
+    let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
     for e in w.log.entries() {
         match &e.kind {
             Event::Revoked { client, partitions, .. } if members.contains(&**client) => {
@@ -305,7 +306,7 @@ fn generations(w: &World, g: usize) -> Vec<Value> {
                 let entry = gens.entry(*epoch).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
                 let mut next: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
                 for (client, parts) in targets {
-                    let now: BTreeSet<String> = part_names(parts).into_iter().collect();
+                    let now: BTreeSet<String> = part_names(parts).into_iter().collect_set();
                     let before = previous_target.get(client).cloned().unwrap_or_default();
                     entry.1.insert(client.to_string(), json!(now.iter().collect::<Vec<_>>()));
                     entry.2.insert(client.to_string(), json!(before.difference(&now).collect::<Vec<_>>()));
@@ -336,7 +337,7 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
     let grp = &w.groups[g];
     let members: Vec<&super::world::Consumer> = w.consumers.iter().filter(|c| c.group == g).collect();
     // EAGER rebalances: every member revokes everything; the pause lasts until its new assignment.
-    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.client_id).collect();
+    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.client_id).collect_set();
     let (mut eager_revocations, mut longest_pause) = (0usize, 0u64);
     let mut revoked_at: BTreeMap<&str, Millis> = BTreeMap::new();
     for e in w.log.entries() {

@@ -3,6 +3,7 @@
 //! watermark, the groups' committed offsets and each consumer's position; groups and consumers
 //! show their protocol state (generation or epochs, member ids, FetchStates).
 
+use crate::sim::sort::CollectSorted;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -591,7 +592,7 @@ impl Simulation for World {
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
         let consumers: BTreeMap<&str, ConsumerIx> =
-            self.consumers.iter().enumerate().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
+            self.consumers.iter().enumerate().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect_map();
         let entries = self.log.entries();
         let to = to.min(entries.len());
         for (i, e) in entries.iter().enumerate().take(to).skip(from) {

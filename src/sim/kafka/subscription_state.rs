@@ -3,6 +3,7 @@
 //! assigned partitions with their fetch states, positions, validation, resets, pause and
 //! pending revocation, and lag. Plain `Clone` data that a consumer simulation owns.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -266,7 +267,7 @@ impl SubscriptionState {
     /// `assignFromUser`: returns whether the subscription (the assigned topics) changed.
     pub fn assign_from_user(&mut self, partitions: &[TopicPartition]) -> Result<bool, SubscriptionError> {
         self.set_subscription_type(SubscriptionType::UserAssigned)?;
-        let wanted: BTreeSet<&TopicPartition> = partitions.iter().collect();
+        let wanted: BTreeSet<&TopicPartition> = partitions.iter().collect_set();
         if wanted == self.states.keys().collect() {
             return Ok(false);
         }

@@ -4,6 +4,7 @@
 //! with the reason traced through the causal log (event ids); upstream gaps and era notes; and
 //! warnings that spell out their consequence.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -273,7 +274,7 @@ fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value
             .iter()
             .filter(|c| c.topic == *t && c.subscription == *sub_name)
             .flat_map(|c| c.received.iter().map(|r| w.messages[r.msg as usize].root(r.msg)))
-            .collect();
+            .collect_set();
         for &p in &w.topics[*t as usize].partitions {
             let part = &w.partitions[p as usize];
             let Some(s) = part.subscription(sub_name) else { continue };

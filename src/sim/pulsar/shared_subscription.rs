@@ -2,6 +2,7 @@
 //! pending acks, the replay set read before new entries, and the subscription-wide unacked limit.
 //! Picking and batch sizes are `shared_dispatch`'s; this file keeps the books around them.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::BTreeMap;
 
 use super::replay::ReplaySet;
@@ -97,7 +98,7 @@ impl SharedSubscription {
     /// consumer could take (re)enters it.
     pub fn dispatch(&mut self, entries: &[OfferedEntry]) -> SharedRound {
         let round = dispatch_round(&mut self.consumers, &mut self.subscription_unacked, entries, &self.limits);
-        let messages_of: BTreeMap<i64, u32> = entries.iter().map(|e| (e.position, e.messages.max(1))).collect();
+        let messages_of: BTreeMap<i64, u32> = entries.iter().map(|e| (e.position, e.messages.max(1))).collect_map();
         for (consumer, positions) in &round.sends {
             let pending = self.pending.entry(*consumer).or_default();
             for p in positions {

@@ -11,6 +11,7 @@
 //! [`allocate`] is the per-consumer call; [`allocate_group`] computes every consumer's result in one
 //! pass (one ring, one hash per queue) and agrees with [`allocate`] for each client id.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -144,7 +145,7 @@ pub fn allocate_group(
 ) -> Result<BTreeMap<String, Vec<MessageQueue>>, AllocateError> {
     let members = first_indices(cid_all, matches!(strategy, Strategy::Config { .. }));
     let lists = group_lists(strategy, mq_all, cid_all, &members, &mut RingCache::default())?;
-    Ok(members.iter().map(|&(cid, _)| cid.to_string()).zip(lists).collect())
+    Ok(members.iter().map(|&(cid, _)| cid.to_string()).zip(lists).collect_map())
 }
 
 /// `AbstractAllocateMessageQueueStrategy.check`, minus the membership test done by the caller.

@@ -1,6 +1,7 @@
 //! RocketMQ behind the broker-neutral seam (`sim::model::Simulation`): commands arrive as timeline
 //! JSON, the log is read by index, and the topology is translated into the neutral `View`.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -421,7 +422,7 @@ impl Simulation for World {
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
         let consumers: BTreeMap<&str, ConsumerIx> =
-            self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
+            self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect_map();
         let log = self.log();
         for i in from.max(log.log.first_kept())..to.min(log.len()) {
             if let Some(t) = self.trace_one(&log.kind_of(i), &consumers) {

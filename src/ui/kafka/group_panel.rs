@@ -7,6 +7,7 @@
 //! Read-only, so rendered as escaped HTML behind a memo (one DOM write when the text changes).
 //! The builders are pure and tested natively.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -77,7 +78,7 @@ pub fn short_id(id: &str) -> String {
 /// The partitions a group reads: its consumers' topics (or assigned partitions), the ones it
 /// committed, in topic then partition order, as neutral partition ids.
 fn group_pids(w: &World, g: usize) -> Vec<u32> {
-    let mut out: BTreeSet<u32> = w.groups[g].committed.keys().copied().collect();
+    let mut out: BTreeSet<u32> = w.groups[g].committed.keys().copied().collect_set();
     for c in w.consumers.iter().filter(|c| c.group == g) {
         match &c.subscription {
             Some(SubscriptionSpec::Topics(topics)) => {
@@ -111,7 +112,7 @@ pub fn record_counts(w: &World, g: usize) -> (usize, usize, usize) {
     let d = w.deliveries.get(g).map(Vec::as_slice).unwrap_or(&[]);
     let received = d.iter().filter(|&&n| n > 0).count();
     let twice = d.iter().filter(|&&n| n > 1).count();
-    let clients: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect();
+    let clients: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
     let mut skipped = BTreeSet::new();
     for e in w.log.entries() {
         if let Event::Skipped { client, msgs, .. } = &e.kind {

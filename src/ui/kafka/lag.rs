@@ -4,6 +4,7 @@
 //! up means the position went back (a reset, a seek, or a new owner starting from the committed
 //! offset). Sampled at a fixed number of instants over the run, up to now.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::BTreeMap;
 
@@ -43,7 +44,7 @@ impl Reading {
 }
 
 pub fn lag_series(w: &World) -> Vec<LagSeries> {
-    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect();
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect_map();
     let mut r = Reading::default();
     let until = w.scenario.until.max(w.now).max(1);
     let step = until.div_ceil(SAMPLES).max(1);

@@ -3,6 +3,7 @@
 //! the stop-the-world windows, stretches in which a group with live members fetched none of the
 //! partitions it had been fetching.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -69,9 +70,9 @@ fn partition_order(label: &str) -> (String, u64) {
 
 /// The rows of the Gantt, group by group, in the world's order.
 pub fn rows(w: &World) -> Vec<Row> {
-    let mut fetch: BTreeMap<String, Vec<Span>> = fetch_state_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect();
-    let mut members: BTreeMap<String, Vec<Span>> = member_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect();
-    let mut groups: BTreeMap<String, Vec<Span>> = group_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect();
+    let mut fetch: BTreeMap<String, Vec<Span>> = fetch_state_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect_map();
+    let mut members: BTreeMap<String, Vec<Span>> = member_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect_map();
+    let mut groups: BTreeMap<String, Vec<Span>> = group_lanes(w).into_iter().map(|l| (l.name, l.spans)).collect_map();
     let mut out = Vec::new();
     for g in &w.groups {
         let group = g.name.to_string();
@@ -133,7 +134,7 @@ fn collapse(rows: Vec<Row>) -> Vec<Row> {
     let flush = |batch: &mut Vec<Row>, out: &mut Vec<Row>| {
         let Some(first) = batch.first() else { return };
         let cuts: BTreeSet<Millis> =
-            batch.iter().flat_map(|r| r.spans.iter().flat_map(|s| std::iter::once(s.from).chain(s.to))).collect();
+            batch.iter().flat_map(|r| r.spans.iter().flat_map(|s| std::iter::once(s.from).chain(s.to))).collect_set();
         let mut spans: Vec<Span> = Vec::new();
         for &t in &cuts {
             let states: Vec<Option<&'static str>> = batch.iter().map(|r| r.state_at(t)).collect();
@@ -195,14 +196,18 @@ fn group_windows(group: &str, rows: &[&Row], now: Millis) -> Vec<StopWindow> {
     let fetched_before =
         |parts: &[&Row], t: Millis| parts.iter().any(|r| r.spans.iter().any(|s| s.state == "FETCHING" && s.from < t));
     let idle_at = |t: Millis| {
-        let before: BTreeSet<&str> =
-            members.iter().flat_map(|(_, p)| p.iter()).filter(|r| fetched_before(&[r], t)).map(|r| r.label.as_str()).collect();
+        let before: BTreeSet<&str> = members
+            .iter()
+            .flat_map(|(_, p)| p.iter())
+            .filter(|r| fetched_before(&[r], t))
+            .map(|r| r.label.as_str())
+            .collect_set();
         let now: BTreeSet<&str> = members
             .iter()
             .flat_map(|(_, p)| p.iter())
             .filter(|r| r.state_at(t) == Some("FETCHING"))
             .map(|r| r.label.as_str())
-            .collect();
+            .collect_set();
         (before.difference(&now).count(), before.len())
     };
     let stopped = |t: Millis| {
@@ -332,7 +337,7 @@ pub(crate) mod tests {
     fn every_fetch_state_has_a_lane_span() {
         let d = gantt_data(&run("kafka-fetch-states.json", None));
         let seen: BTreeSet<&str> =
-            d.rows.iter().filter(|r| r.kind == RowKind::Partition).flat_map(|r| r.spans.iter().map(|s| s.state)).collect();
+            d.rows.iter().filter(|r| r.kind == RowKind::Partition).flat_map(|r| r.spans.iter().map(|s| s.state)).collect_set();
         for s in ["INITIALIZING", "AWAIT_RESET", "AWAIT_VALIDATION", "FETCHING", "UNASSIGNED"] {
             assert!(seen.contains(s), "{s} missing from {seen:?}");
         }

@@ -3,6 +3,7 @@
 //! pass runs first, co-partitioned topics (same consumers, same partition count) moving together;
 //! balance per topic is never given up for rack alignment.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::group::Group;
@@ -30,10 +31,10 @@ impl<'a> TopicState<'a> {
     fn new(g: &'a Group, topic: u32, consumers: Vec<u32>) -> TopicState<'a> {
         let t = &g.topics[topic as usize];
         let consumer_racks: Vec<Option<&str>> = consumers.iter().map(|m| g.rack_of(*m as usize)).collect();
-        let all_consumer_racks: BTreeSet<&str> = consumer_racks.iter().flatten().copied().collect();
+        let all_consumer_racks: BTreeSet<&str> = consumer_racks.iter().flatten().copied().collect_set();
         let partition_racks: Vec<BTreeSet<&str>> =
             if all_consumer_racks.is_empty() { Vec::new() } else { (0..t.count).map(|p| replica_racks(t.metadata, p)).collect() };
-        let all_partition_racks: BTreeSet<&str> = partition_racks.iter().flatten().copied().collect();
+        let all_partition_racks: BTreeSet<&str> = partition_racks.iter().flatten().copied().collect_set();
         let needs_rack_aware = use_rack_aware(&all_consumer_racks, &all_partition_racks, partition_racks.iter());
         let k = consumers.len() as u32;
         TopicState {

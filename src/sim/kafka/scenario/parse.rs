@@ -1,6 +1,7 @@
 //! Reading and validating the Kafka section of a scenario. Every error names its JSON path;
 //! nothing panics.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -456,7 +457,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
 /// Topic name -> partition count, as known at the start, grown by the timeline's
 /// `createTopic` and `addPartitions` (partition references are checked against the largest count).
 fn topic_counts(s: &Scenario) -> BTreeMap<&str, u32> {
-    let mut counts: BTreeMap<&str, u32> = s.topics.iter().map(|t| (t.name.as_str(), t.partitions)).collect();
+    let mut counts: BTreeMap<&str, u32> = s.topics.iter().map(|t| (t.name.as_str(), t.partitions)).collect_map();
     for a in &s.timeline {
         match &a.action {
             Action::CreateTopic { topic } => {

@@ -6,6 +6,7 @@
 //! `members` is a Java `HashMap` upstream; its iteration order (the `MemberTable`) decides the
 //! protocol vote's ties, the next leader and the order of the leader's member list.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
@@ -679,7 +680,7 @@ impl World {
                 grp.pending_sync.remove(&r.member);
                 if grp.leader.as_ref() == Some(&r.member) {
                     if let Some(assignments) = r.assignments {
-                        let given: BTreeMap<Name, Vec<TopicPartition>> = assignments.into_iter().collect();
+                        let given: BTreeMap<Name, Vec<TopicPartition>> = assignments.into_iter().collect_map();
                         for m in grp.members.values_mut() {
                             m.assignment = given.get(&m.id).cloned().unwrap_or_default();
                         }

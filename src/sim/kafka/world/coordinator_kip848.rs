@@ -4,6 +4,7 @@
 //! previous *target*; each member is reconciled towards it (`reconciliation::reconcile`: revoke
 //! before assign, partitions still owned elsewhere stay UNRELEASED).
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
@@ -164,8 +165,11 @@ impl World {
 
     /// The subscribed topics' partition counts now.
     fn subscription_metadata(&self, g: usize) -> BTreeMap<String, u32> {
-        let topics: BTreeSet<&String> = self.groups[g].modern.members.iter().flat_map(|m| m.topics.iter()).collect();
-        topics.into_iter().filter_map(|t| self.topic_index(t).map(|i| (t.clone(), self.topics[i].pids.len() as u32))).collect()
+        let topics: BTreeSet<&String> = self.groups[g].modern.members.iter().flat_map(|m| m.topics.iter()).collect_set();
+        topics
+            .into_iter()
+            .filter_map(|t| self.topic_index(t).map(|i| (t.clone(), self.topics[i].pids.len() as u32)))
+            .collect_map()
     }
 
     pub(super) fn serve_cg_heartbeat(&mut self, g: usize, r: CgHeartbeatRequest) {

@@ -4,6 +4,7 @@
 //! `onJoinComplete` (COOPERATIVE: revoke what moved and rejoin), the heartbeat thread and
 //! `max.poll.interval.ms`.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::consumer::CommitPurpose;
@@ -96,7 +97,7 @@ impl World {
     /// Partition counts of topics, as this client's metadata knows them.
     fn metadata_counts(&self, c: usize, topics: impl IntoIterator<Item = String>) -> BTreeMap<String, u32> {
         let meta = &self.consumers[c].meta;
-        topics.into_iter().filter_map(|t| meta.topics.get(t.as_str()).map(|n| (t, *n))).collect()
+        topics.into_iter().filter_map(|t| meta.topics.get(t.as_str()).map(|n| (t, *n))).collect_map()
     }
 
     /// `ConsumerCoordinator.poll`: decides whether to (re)join and runs `onJoinPrepare`.
@@ -189,7 +190,7 @@ impl World {
                 self.note_fetch_state(c, tp, None, why);
             }
         }
-        let kept: BTreeSet<u32> = partitions.iter().filter_map(|tp| self.pid_of(tp)).collect();
+        let kept: BTreeSet<u32> = partitions.iter().filter_map(|tp| self.pid_of(tp)).collect_set();
         self.consumers[c].fetch.buffered.retain(|b| kept.contains(&b.pid));
     }
 
@@ -319,7 +320,7 @@ impl World {
         let protocol = ok.protocol.clone().unwrap_or_default();
         let assignor =
             ClientAssignor::from_name(&protocol).ok_or_else(|| format!("IllegalStateException: unknown assignor {protocol}"))?;
-        let all_topics: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect();
+        let all_topics: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
         let counts = self.metadata_counts(c, all_topics.iter().cloned());
         let cluster: Cluster =
             counts.iter().map(|(t, n)| (t.clone(), TopicMetadata { partitions: *n as i32, replica_racks: Vec::new() })).collect();

@@ -3,6 +3,7 @@
 //! (revocations first, committing before them with auto-commit, then the added partitions),
 //! acknowledge at once, and rejoin after being fenced or after `max.poll.interval.ms`.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::BTreeSet;
 
 use super::consumer::CommitPurpose;
@@ -194,8 +195,8 @@ impl World {
                     m.state = CgClientState::Stable;
                 }
                 let reconciling = m.reconcile_commit.is_some();
-                let owned: BTreeSet<TopicPartition> = self.consumers[c].subs.assigned_partitions().iter().cloned().collect();
-                let wanted: BTreeSet<TopicPartition> = ok.assignment.iter().cloned().collect();
+                let owned: BTreeSet<TopicPartition> = self.consumers[c].subs.assigned_partitions().iter().cloned().collect_set();
+                let wanted: BTreeSet<TopicPartition> = ok.assignment.iter().cloned().collect_set();
                 if !reconciling && owned != wanted {
                     self.cg_reconcile_start(c, ok.assignment);
                 }

@@ -3,6 +3,7 @@
 //! (which may unblock a consumer or a draining hash), redelivery puts messages back in the
 //! replay set (Shared, Key_Shared) or rewinds the cursor (Exclusive, Failover).
 
+use crate::sim::sort::CollectSorted;
 use std::collections::BTreeSet;
 
 use super::{Dispatcher, World};
@@ -139,7 +140,7 @@ impl World {
                 return;
             }
             Some(Dispatcher::Shared(sh)) => {
-                let pending: BTreeSet<i64> = sh.pending_positions(consumer_id).into_iter().collect();
+                let pending: BTreeSet<i64> = sh.pending_positions(consumer_id).into_iter().collect_set();
                 let ps: Vec<i64> = positions.unwrap_or_else(|| pending.iter().copied().collect());
                 let ps: Vec<i64> = ps.into_iter().filter(|p| pending.contains(p)).collect();
                 sh.redeliver(consumer_id, &ps);

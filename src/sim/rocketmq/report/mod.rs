@@ -1,6 +1,7 @@
 //! The run report: what each consumer consumed, each group's broker-side state and history,
 //! assignment per queue, warnings that spell out consequences, and why messages were not consumed.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -206,7 +207,7 @@ pub fn report_json(w: &World) -> Value {
             if model == MessageModel::Broadcasting { ms.iter().map(|&c| vec![c]).collect() } else { vec![ms.clone()] };
         for scope in scopes {
             let topics: BTreeSet<&str> =
-                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
+                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect_set();
             let consumed = w.consumed_roots(&scope);
             for m in &w.messages {
                 if m.origin().is_some()

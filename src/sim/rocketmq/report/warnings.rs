@@ -1,5 +1,6 @@
 //! Warnings for one group, each with its consequence spelled out.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,7 +11,7 @@ use crate::sim::rocketmq::types::{is_retry_topic, java_str_cmp, MessageModel, Me
 use crate::sim::rocketmq::world::World;
 
 pub(super) fn subs_text(w: &World, c: usize) -> BTreeSet<String> {
-    w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect()
+    w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect_set()
 }
 
 /// Warnings for one group, each with its consequence spelled out.
@@ -164,7 +165,7 @@ fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(
     let strategy = &w.consumers[cs[0]].strategy;
     let mut out = Vec::new();
     let topics: BTreeSet<&str> =
-        cs.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
+        cs.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect_set();
     for topic in topics {
         let mut mq_all: Vec<MessageQueue> = w
             .brokers
@@ -177,7 +178,7 @@ fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(
         mq_all.stable_sort();
         let mut taken = BTreeSet::new();
         let mut mine = Vec::new();
-        let distinct: BTreeSet<&String> = cids.iter().collect();
+        let distinct: BTreeSet<&String> = cids.iter().collect_set();
         for other in distinct {
             if let Ok(qs) = allocate::allocate(strategy, other, &mq_all, &cids) {
                 if other == cid {

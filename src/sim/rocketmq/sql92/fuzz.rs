@@ -2,6 +2,7 @@
 //! ones (deleted/inserted/duplicated text, odd characters), pathological nesting and long chains,
 //! evaluated against random String and typed properties.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::BTreeMap;
 
 use crate::sim::engine::SplitMix64;
@@ -330,7 +331,7 @@ pub fn fuzz_smoke(cases: u64, seed: u64) -> u64 {
                         PropValue::Str(s) => Some((k.clone(), s.clone())),
                         _ => None,
                     })
-                    .collect();
+                    .collect_map();
                 let broker = e.evaluate_props(&strings);
                 assert_eq!(e.matches_broker(&strings), broker == Verdict::True, "{expr:?}");
                 let code = |v: &Verdict| match v {

@@ -5,6 +5,7 @@
 //! carries the identity of what it belongs to (`identity.rs`) and is checked against it before
 //! it changes state.
 
+use crate::sim::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -362,7 +363,7 @@ fn strategy_from(spec: &AllocationSpec) -> Strategy {
                 .collect(),
         },
         AllocationSpec::MachineRoom { consumer_idcs } => {
-            Strategy::MachineRoom { consumer_idcs: consumer_idcs.iter().cloned().collect::<BTreeSet<_>>() }
+            Strategy::MachineRoom { consumer_idcs: consumer_idcs.iter().cloned().collect_set() }
         }
         AllocationSpec::MachineRoomNearby { inner } => Strategy::MachineRoomNearby { inner: Box::new(strategy_from(inner)) },
     }

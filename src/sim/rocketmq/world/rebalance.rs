@@ -3,6 +3,7 @@
 
 use super::records::{DropReason, ForcedUnlock, StartOffsetSource};
 use super::*;
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 
 /// PullRequests of new ProcessQueues are dispatched this long after the rebalance (5.x
@@ -117,12 +118,12 @@ impl World {
             };
             match self.consumers[c].model {
                 MessageModel::Broadcasting => {
-                    let set: BTreeSet<MessageQueue> = route.into_iter().collect();
+                    let set: BTreeSet<MessageQueue> = route.into_iter().collect_set();
                     self.apply_allocation(c, topic, set, Vec::new());
                 }
                 MessageModel::Clustering => {
                     // GET_CONSUMER_LIST_BY_GROUP goes to one broker of the topic, picked at random.
-                    let brokers: BTreeSet<&str> = route.iter().map(|q| &*q.broker).collect();
+                    let brokers: BTreeSet<&str> = route.iter().map(|q| &*q.broker).collect_set();
                     let brokers: Vec<&str> = brokers.into_iter().collect();
                     let pick = if brokers.len() > 1 { self.rng.below(brokers.len() as u64) as usize } else { 0 };
                     let Some(b) = self.broker_index(brokers[pick]) else { continue };
@@ -183,7 +184,7 @@ impl World {
         }
         match allocate::allocate(&strategy, &client, &mq_all, &cid_all) {
             Ok(result) => {
-                let set: BTreeSet<MessageQueue> = result.into_iter().collect();
+                let set: BTreeSet<MessageQueue> = result.into_iter().collect_set();
                 self.apply_allocation(c, topic, set, cid_all);
             }
             Err(e) => {
@@ -256,8 +257,8 @@ impl World {
             self.message_queue_changed(c, topic);
         }
         let working: BTreeSet<&MessageQueue> =
-            self.consumers[c].pqs.iter().filter(|(mq, pq)| &*mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect();
-        if working != set.iter().collect::<BTreeSet<_>>() {
+            self.consumers[c].pqs.iter().filter(|(mq, pq)| &*mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect_set();
+        if working != set.iter().collect_set() {
             self.note_unbalanced(c);
         }
     }

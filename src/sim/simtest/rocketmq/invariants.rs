@@ -20,6 +20,7 @@
 //! - `consistent-group-liveness` (§10, §11): in a group whose members subscribe alike, once churn
 //!   has stopped and the run has settled, every matching message is consumed at least once.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -197,7 +198,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
             if model == MessageModel::Broadcasting { members.iter().map(|&c| vec![c]).collect() } else { vec![members.clone()] };
         for scope in scopes {
             let topics: BTreeSet<&str> =
-                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
+                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect_set();
             let consumed = w.consumed_roots(&scope);
             let member = (model == MessageModel::Broadcasting).then(|| w.consumers[scope[0]].name.to_string());
             for m in
@@ -387,7 +388,7 @@ fn quiet_from(scenario: &Value, w: &World, members: &[usize]) -> Option<Millis> 
     if !ran.windows(2).all(|p| subs(p[0]) == subs(p[1])) {
         return None;
     }
-    let names: BTreeSet<&str> = members.iter().map(|&c| &*w.consumers[c].name).collect();
+    let names: BTreeSet<&str> = members.iter().map(|&c| &*w.consumers[c].name).collect_set();
     let last_change = scenario["timeline"]
         .as_array()
         .into_iter()
@@ -469,7 +470,7 @@ fn still_working(w: &World, running: &[usize]) -> bool {
         .map(|&c| &w.consumers[c])
         .filter(|c| c.pqs.values().any(|pq| !pq.in_flight.is_empty()))
         .map(|c| &*c.client_id)
-        .collect();
+        .collect_set();
     !busy.is_empty()
         && w.log().entries().rev().take_while(|e| e.at >= window).any(|e| match &e.kind {
             Event::Consumed { client, .. } | Event::ConsumeFailed { client, .. } => busy.contains(&**client),
@@ -510,7 +511,7 @@ fn liveness_applies(w: &World, running: &[usize]) -> bool {
         b.stable_sort_by(|x, y| x.topic.cmp(&y.topic));
         a == b
     });
-    let ids: BTreeSet<&str> = running.iter().map(|&c| &*w.consumers[c].client_id).collect();
+    let ids: BTreeSet<&str> = running.iter().map(|&c| &*w.consumers[c].client_id).collect_set();
     let healthy = running.iter().all(|&c| {
         let con = &w.consumers[c];
         con.start_error.is_none() && con.spec.result != ConsumeResultPolicy::AlwaysFail

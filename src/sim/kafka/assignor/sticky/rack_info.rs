@@ -2,6 +2,7 @@
 //! per-partition count of same-rack consumers used to order unassigned partitions. That count is
 //! kept whenever any consumer has a rack, even when the gate turns rack awareness off.
 
+use crate::sim::sort::CollectSorted;
 use crate::sim::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,12 +35,12 @@ impl RackInfo {
         }
         let racks_per_partition: Vec<BTreeSet<&str>> =
             g.topics.iter().flat_map(|t| (0..t.count).map(|p| replica_racks(t.metadata, p))).collect();
-        let all_partition_racks: BTreeSet<&str> = racks_per_partition.iter().flatten().copied().collect();
+        let all_partition_racks: BTreeSet<&str> = racks_per_partition.iter().flatten().copied().collect_set();
         let counts = racks_per_partition
             .iter()
             .map(|racks| racks.iter().map(|r| consumers_by_rack.get(r).copied().unwrap_or(0)).sum())
             .collect();
-        let consumer_racks: BTreeSet<&str> = consumers_by_rack.keys().copied().collect();
+        let consumer_racks: BTreeSet<&str> = consumers_by_rack.keys().copied().collect_set();
         if !use_rack_aware(&consumer_racks, &all_partition_racks, racks_per_partition.iter()) {
             return RackInfo {
                 consumer_rack: vec![None; g.member_count()],
@@ -48,7 +49,7 @@ impl RackInfo {
             };
         }
         let ids: BTreeMap<&str, u32> =
-            consumer_racks.union(&all_partition_racks).enumerate().map(|(i, r)| (*r, i as u32)).collect();
+            consumer_racks.union(&all_partition_racks).enumerate().map(|(i, r)| (*r, i as u32)).collect_map();
         RackInfo {
             consumer_rack: (0..g.member_count()).map(|m| g.rack_of(m).map(|r| ids[r])).collect(),
             partition_racks: racks_per_partition.iter().map(|racks| racks.iter().map(|r| ids[r]).collect()).collect(),
