@@ -82,6 +82,33 @@ struct PullSlot {
     status: u8,
 }
 
+/// A `PullServed` event's fields, borrowed: a pull is logged from them without building the event.
+pub(crate) struct PullServedRef<'a> {
+    pub broker: &'a Name,
+    pub client: &'a Name,
+    pub mq: &'a MessageQueue,
+    pub offset: u64,
+    pub next: u64,
+    pub status: &'a PullStatus,
+    pub found: u32,
+    pub expression: Option<&'a str>,
+}
+
+impl PullServedRef<'_> {
+    pub(crate) fn to_event(&self) -> Event {
+        Event::PullServed {
+            broker: self.broker.clone(),
+            client: self.client.clone(),
+            mq: self.mq.clone(),
+            offset: self.offset,
+            next: self.next,
+            status: self.status.clone(),
+            found: self.found,
+            expression: self.expression.map(str::to_string),
+        }
+    }
+}
+
 const PULL_STATUSES: [PullStatus; 4] =
     [PullStatus::Found, PullStatus::NoNewMsg, PullStatus::NoMatchedMsg, PullStatus::OffsetIllegal];
 
@@ -289,6 +316,33 @@ impl Log {
         Some(self.push_slot(at, cause, broker_filtered_slot(msg, names, verdict)?))
     }
 
+    /// Appends a `PullServed`, or `None` for a status a slot cannot hold (the caller logs the
+    /// whole event). Pulls are about as many as the messages when queues are fed slowly.
+    pub(crate) fn push_pull_served(&mut self, at: Millis, cause: Option<EventId>, pull: &PullServedRef) -> Option<EventId> {
+        let slot = self.pull_slot(pull)?;
+        Some(self.push_slot(at, cause, slot))
+    }
+
+    /// The slot of a pull with a usual status (errors stay whole events).
+    fn pull_slot(&mut self, p: &PullServedRef) -> Option<Slot> {
+        let status = PULL_STATUSES.iter().position(|s| s == p.status)? as u8;
+        let names = &mut self.names;
+        let pull = PullSlot {
+            offset: p.offset,
+            next: p.next,
+            broker: names.id(p.broker),
+            client: names.id(p.client),
+            topic: names.id(&p.mq.topic),
+            queue_broker: names.id(&p.mq.broker),
+            queue_id: p.mq.queue_id,
+            found: p.found,
+            expression: p.expression.map_or(NO_PULL_NAME, |e| names.id_of_str(e)),
+            status,
+        };
+        self.pulls.push(pull);
+        Some(Slot::Pull(self.pulls_base + self.pulls.len() as u32 - 1))
+    }
+
     fn push_slot(&mut self, at: Millis, cause: Option<EventId>, slot: Slot) -> EventId {
         let id = self.len() as u32;
         self.slots.push(slot);
@@ -335,23 +389,9 @@ impl Log {
                     None => NO_NAME,
                 },
             },
-            Event::PullServed { ref broker, ref client, ref mq, offset, next, ref status, found, ref expression }
-                if PULL_STATUSES.contains(status) =>
-            {
-                let pull = PullSlot {
-                    offset,
-                    next,
-                    broker: names.id(broker),
-                    client: names.id(client),
-                    topic: names.id(&mq.topic),
-                    queue_broker: names.id(&mq.broker),
-                    queue_id: mq.queue_id,
-                    found,
-                    expression: expression.as_deref().map_or(NO_PULL_NAME, |e| names.id_of_str(e)),
-                    status: PULL_STATUSES.iter().position(|s| s == status).unwrap_or(0) as u8,
-                };
-                self.pulls.push(pull);
-                Slot::Pull(self.pulls_base + self.pulls.len() as u32 - 1)
+            Event::PullServed { ref broker, ref client, ref mq, offset, next, ref status, found, ref expression } => {
+                let pull = PullServedRef { broker, client, mq, offset, next, status, found, expression: expression.as_deref() };
+                return self.pull_slot(&pull);
             }
             _ => return None,
         })

@@ -648,6 +648,17 @@ impl World {
         }
     }
 
+    /// `emit(PullServed)`, without building the event when the log can hold it as a slot.
+    fn emit_pull_served(&mut self, pull: &super::log::PullServedRef) -> EventId {
+        match self.log_store.push_pull_served(self.now, self.handler_cause, pull) {
+            Some(id) => {
+                self.last_emitted = Some(id);
+                id
+            }
+            None => self.emit(pull.to_event()),
+        }
+    }
+
     /// `emit(BrokerFiltered)` for each message a pull's scan skipped, with the names interned once.
     fn emit_broker_filtered(
         &mut self,

@@ -1,6 +1,7 @@
 //! Pulls: the client's request, the broker's PullMessageProcessor, long polling, the client's response.
 
 use super::*;
+use crate::sim::rocketmq::log::PullServedRef;
 
 /// `consumeConcurrentlyMaxSpan`: a concurrent ProcessQueue whose first and last cached offsets are
 /// further apart than this is not pulled (flow control).
@@ -21,9 +22,10 @@ impl World {
             return;
         }
         let now = self.now;
-        let (c, mq) = (r.c, r.mq.clone());
+        // Borrowed, not cloned: the queue's names move into the request at the end.
+        let (c, mq) = (r.c, &r.mq);
         let orderly_clustering = self.consumers[c].orderly && self.consumers[c].model == MessageModel::Clustering;
-        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("live_pq checked it");
+        let pq = self.consumers[c].pq_mut(mq, r.pq).expect("live_pq checked it");
         pq.last_pull_at = now;
         let span = match (pq.in_flight.keys().next(), pq.in_flight.keys().next_back()) {
             (Some(first), Some(last)) => last - first,
@@ -41,8 +43,8 @@ impl World {
             }
             if !pq.previously_locked {
                 // The first pull after the lock re-reads the offset from the broker.
-                let (offset, source) = self.compute_pull_from_where(c, &mq);
-                let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("still live");
+                let (offset, source) = self.compute_pull_from_where(c, mq);
+                let pq = self.consumers[c].pq_mut(mq, r.pq).expect("still live");
                 pq.previously_locked = true;
                 pq.next_offset = offset;
                 if let Some(record) = self.process_queues.get_mut(r.pq.0 as usize - 1) {
@@ -57,22 +59,16 @@ impl World {
             return;
         };
         let commit_offset =
-            if con.model == MessageModel::Clustering { con.offsets.get(&mq).copied().filter(|o| *o > 0) } else { None };
+            if con.model == MessageModel::Clustering { con.offsets.get(mq).copied().filter(|o| *o > 0) } else { None };
         let latency = con.latency;
         let Some(b) = self.broker_index(&mq.broker) else { return };
         let id = self.ids.pull_request();
-        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("still live");
-        let req = PullRequest {
-            id,
-            consumer: c,
-            incarnation: r.inc,
-            pq: r.pq,
-            mq: mq.clone(),
-            offset: pq.next_offset,
-            sub_version: sd.sub_version,
-            commit_offset,
-        };
+        let sub_version = sd.sub_version;
+        let pq = self.consumers[c].pq_mut(mq, r.pq).expect("still live");
+        let offset = pq.next_offset;
         pq.outstanding_pull = Some(OutstandingPull { id, subscription: sd });
+        let PqRef { inc, mq, pq, .. } = r;
+        let req = PullRequest { id, consumer: c, incarnation: inc, pq, mq, offset, sub_version, commit_offset };
         self.consumers[c].stats.pulls += 1;
         self.schedule(latency, Action::PullArrive { broker: b, req: Box::new(req) });
     }
@@ -230,15 +226,15 @@ impl World {
             return None;
         }
         let found = msgs.len() as u32;
-        self.emit(Event::PullServed {
-            broker: bname,
-            client,
-            mq: mq.clone(),
+        self.emit_pull_served(&PullServedRef {
+            broker: &bname,
+            client: &client,
+            mq,
             offset,
             next,
-            status: status.clone(),
+            status: &status,
             found,
-            expression: Some(running_expression),
+            expression: Some(&running_expression),
         });
         if allow_suspend {
             self.commit_from_pull(b, req);
@@ -407,8 +403,8 @@ impl World {
         if self.live_pq(&r).is_none() {
             return;
         }
-        let (c, mq) = (r.c, r.mq.clone());
-        let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("live_pq checked it");
+        let (c, mq) = (r.c, &r.mq);
+        let pq = self.consumers[c].pq_mut(mq, r.pq).expect("live_pq checked it");
         let Some(outstanding) = pq.outstanding_pull.take_if(|o| o.id == pull) else { return };
         pq.last_pull_error = match status {
             PullStatus::Error(code) => Some(code),
@@ -434,7 +430,7 @@ impl World {
                         self.emit(Event::ClientFiltered { msg: m, client: client.clone(), expression, current });
                     }
                 }
-                let pq = self.consumers[c].pq_mut(&mq, r.pq).expect("checked above");
+                let pq = self.consumers[c].pq_mut(mq, r.pq).expect("checked above");
                 pq.next_offset = next;
                 if !kept.is_empty() {
                     for &m in &kept {
@@ -457,12 +453,16 @@ impl World {
             }
             PullStatus::NoNewMsg | PullStatus::NoMatchedMsg => {
                 let con = &mut self.consumers[c];
-                let pq = con.pqs.get_mut(&mq).expect("checked above");
+                let pq = con.pqs.get_mut(mq).expect("checked above");
                 pq.next_offset = next;
                 // correctTagsOffset: nothing in flight, so the offset may jump to nextOffset.
                 if pq.in_flight.is_empty() {
-                    let e = con.offsets.entry(mq.clone()).or_insert(0);
-                    *e = (*e).max(next);
+                    match con.offsets.get_mut(mq) {
+                        Some(e) => *e = (*e).max(next),
+                        None => {
+                            con.offsets.insert(mq.clone(), next);
+                        }
+                    }
                 }
                 self.schedule(0, Action::PullSend { pq: Box::new(r) });
             }
