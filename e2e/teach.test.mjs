@@ -242,8 +242,8 @@ test('6. feedback for every edit: when it applies, what still holds, bad numbers
   await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]')?.getAttribute('data-ms') === '0');
   await page.focus('[data-testid="play"]');
   await page.keyboard.press('Space');
-  // Playing shows Pause, but playback may already have stopped again on a slow machine (a tour
-  // step, the story's end): either Pause or a clock that moved shows that the press played.
+  // Pause shows that the press played, or, if playback already stopped on its own (see below),
+  // a clock that moved.
   await page.waitForFunction(
     () => document.querySelector('[data-testid="pause"]') || Number(document.querySelector('[data-testid="sim-time"]')?.getAttribute('data-ms')) > 0,
     null,

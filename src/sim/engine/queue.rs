@@ -91,7 +91,7 @@ mod tests {
     }
 
     /// Random interleavings of pushes and pops, against a plain list sorted by (time, push order):
-    /// the remembered slots must never send an action to another instant's bucket.
+    /// buckets created, drained, reused and re-created must never reorder or misplace an action.
     #[test]
     fn pops_as_a_sorted_list_would_under_random_interleavings() {
         for seed in 0..200 {
