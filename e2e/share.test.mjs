@@ -17,6 +17,8 @@ const SEED = 'seed-same-topic-different-tags.json';
 const preset = (f) => readFileSync(join(root, 'static', 'scenarios', f), 'utf8');
 
 async function digest(page) {
+  // The digest shows once every log line is hashed (a slice a frame after a long seek).
+  await page.waitForSelector('[data-testid="digest"][data-pending="false"]');
   return (await page.textContent('[data-testid="digest"]')).replace('digest ', '').trim();
 }
 

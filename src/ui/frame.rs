@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use super::announce;
 use super::canvas;
 use super::plots::{draw_backlog, draw_consumed};
-use super::state::{Sim, SLICE_MS};
+use super::state::{Sim, DIGEST_FRAME_MS, SLICE_MS};
 use super::track::Tracker;
 
 /// Plots redraw at most this often while playing (and always at most once per frame).
@@ -22,6 +22,8 @@ const PLOT_INTERVAL_MS: f64 = 100.0;
 const UI_INTERVAL_MS: f64 = 100.0;
 /// The live region speaks at most this often while playing.
 const ANNOUNCE_INTERVAL_MS: f64 = 1500.0;
+/// How often the canvas and plots are redrawn while a seek runs.
+const SEEK_DRAW_INTERVAL_MS: f64 = 250.0;
 /// Frame-time samples kept for `window.__mqvizFrameMs` in bench mode.
 const FRAME_SAMPLES: u32 = 4000;
 
@@ -76,6 +78,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let first = Rc::new(Cell::new(false));
     let last_sync = Rc::new(Cell::new(f64::MIN));
     let last_announce = Rc::new(Cell::new(f64::MIN));
+    let last_seek_draw = Rc::new(Cell::new(f64::MIN));
+    let draw_owed = Rc::new(Cell::new(false));
     let announced_version = Rc::new(Cell::new(u64::MAX));
     let tracker = Rc::new(RefCell::new(Tracker::default()));
     let compare_tracker = Rc::new(RefCell::new(Tracker::default()));
@@ -159,12 +163,25 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         let epoch = sim.epoch.get_value();
         let rz = resized.get_untracked();
         let resize_now = seen_resize.replace(rz) != rz;
+        // While a seek runs, the pictures catch up a few times a second and the frames' time goes
+        // to the seek (the progress bar and the clock follow every frame).
+        let seek_on = sim.seeking.get_untracked().is_some();
+        let hold = seek_on && !resize_now && ts - last_seek_draw.get() < SEEK_DRAW_INTERVAL_MS;
+        if seek_on && !hold {
+            last_seek_draw.set(ts);
+        }
         let mut t = tracker.borrow_mut();
         let mut dots = None;
         sim.model.with_value(|m| {
             let Some(m) = m else { return };
-            if v != drawn_version.get() || animate || resize_now || busy.get() {
+            if v != drawn_version.get() || animate || resize_now || busy.get() || (!hold && draw_owed.get()) {
+                // The tracker takes in every frame's new log entries, held or not: saved up for
+                // a quarter second of seeking, they made one frame several times too long.
                 t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
+                draw_owed.set(hold);
+                if hold {
+                    return;
+                }
                 if let Some(el) = cv.topology.get_untracked() {
                     let describe = !playing || frames.get() % 8 == 0;
                     let d = canvas::draw(&el, 0, &**m, &t, clock.get(), ts, describe);
@@ -173,11 +190,14 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                 }
             }
         });
-        if sim.comparing.get_untracked() && (v != drawn_version.get() || animate || resize_now) {
+        if sim.comparing.get_untracked() && (v != drawn_version.get() || animate || resize_now || !hold) {
             let mut ct = compare_tracker.borrow_mut();
             sim.compare.with_value(|c| {
                 let Some(c) = c else { return };
                 ct.update(&*c.model, epoch, animate.then(|| (clock.get(), sim.speed())));
+                if hold {
+                    return;
+                }
                 if let Some(el) = cv.compare.get_untracked() {
                     let d = canvas::draw(&el, 1, &*c.model, &ct, clock.get(), ts, !playing || frames.get() % 8 == 0);
                     let _ = el.set_attribute("data-dots", &d.dots.to_string());
@@ -186,7 +206,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         }
         drawn_version.set(v);
         let (pv, pe, pts) = plotted.get();
-        if resize_now || ((t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
+        if resize_now || (!hold && (t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
             if let Some(el) = cv.backlog.get_untracked() {
                 draw_backlog(&el, &t);
             }
@@ -197,7 +217,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         }
         drop(t);
         // The live region: on every change while paused, at most every 1.5 s while playing.
-        if announced_version.get() != v && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS) {
+        // A seek's intermediate states are not announced: only where it ends.
+        if !seek_on && announced_version.get() != v && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS) {
             announced_version.set(v);
             last_announce.set(ts);
             announce_changes(sim);
@@ -209,6 +230,10 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             if let Some(el) = cv.topology.get_untracked() {
                 let _ = el.set_attribute("data-dots", &n.to_string());
             }
+        }
+        // A long seek leaves many log lines to hash before the digest can show: a slice a frame.
+        if sim.seeking.get_untracked().is_none() && sim.digest_shown.get_untracked().is_none() {
+            sim.fold_digest(DIGEST_FRAME_MS);
         }
         if bench && samples.length() < FRAME_SAMPLES {
             samples.push(&JsValue::from_f64(perf_now() - t0));

@@ -107,10 +107,6 @@ pub fn ShareBar() -> impl IntoView {
             error.set(Some(e));
         }
     };
-    let digest = move || {
-        sim.ui_version.track();
-        sim.digest()
-    };
     let variants = move || {
         sim.edits_version.track();
         let mut v: Vec<(String, serde_json::Value)> =
@@ -175,8 +171,16 @@ pub fn ShareBar() -> impl IntoView {
             >
                 {move || if sim.comparing.get() { "Close comparison" } else { "Compare…" }}
             </button>
-            <span class="digest muted small" data-testid="digest" title="Event-log digest: equal digests mean identical runs">
-                {move || format!("digest {}", digest())}
+            <span
+                class="digest muted small"
+                data-testid="digest"
+                data-pending=move || sim.digest_shown.get().is_none().to_string()
+                title="Event-log digest: equal digests mean identical runs"
+            >
+                {move || match sim.digest_shown.get() {
+                    Some(d) => format!("digest {d:016x}"),
+                    None => "digest …".to_string(),
+                }}
             </span>
             <Show when=move || comparing_menu.get()>
                 <label class="field">

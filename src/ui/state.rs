@@ -61,6 +61,10 @@ pub struct Sim {
     /// What the DOM panels follow: equal to `version` when paused; while playing the frame loop
     /// catches it up at most every 100 ms, so tables and the log do not re-render every frame.
     pub ui_version: RwSignal<u64>,
+    /// The event-log digest as shown; `None` while lines logged since are still being hashed.
+    /// After a long seek that is millions of lines, seconds of work: the frame loop hashes them
+    /// a slice at a time (`fold_digest`) instead of freezing the page once the seek is done.
+    pub digest_shown: RwSignal<Option<u64>>,
     pub playing: RwSignal<bool>,
     /// log10 of the speed factor, -2..=2.
     pub speed_log: RwSignal<f64>,
@@ -116,6 +120,12 @@ pub struct SeekJob {
 pub const SEEK_FIRST_MS: f64 = 40.0;
 /// Wall time per frame for a seek under way: the page keeps drawing and answering input.
 pub const SLICE_MS: f64 = 20.0;
+/// Wall time a panel sync spends hashing new log lines before the digest shows as pending; the
+/// frame loop goes on with `DIGEST_FRAME_MS` a frame.
+pub const DIGEST_SYNC_MS: f64 = 4.0;
+pub const DIGEST_FRAME_MS: f64 = 20.0;
+/// Lines hashed between looks at the clock.
+const DIGEST_PIECE_LINES: usize = 2048;
 
 impl Default for Sim {
     fn default() -> Self {
@@ -131,6 +141,7 @@ impl Sim {
             model: StoredValue::new_local(None),
             version: RwSignal::new(0),
             ui_version: RwSignal::new(0),
+            digest_shown: RwSignal::new(None),
             playing: RwSignal::new(false),
             speed_log: RwSignal::new(1.0),
             preset: RwSignal::new(0),
@@ -322,7 +333,26 @@ impl Sim {
         Some(self.history.with_value(|h| model::export(&scenario, h.as_ref().map(History::commands).unwrap_or(&[]), now)))
     }
 
-    /// The event-log digest of the run so far, as 16 hex digits.
+    /// Hashes log lines for about `budget_ms` of wall time, going on from the lines already
+    /// hashed, and shows the digest once they cover the log. True when it is shown.
+    pub fn fold_digest(&self, budget_ms: f64) -> bool {
+        let start = perf_now();
+        let digest = self.peek(|m| loop {
+            match m.digest_within(DIGEST_PIECE_LINES) {
+                Some(d) => break Some(d),
+                None if perf_now() - start >= budget_ms => break None,
+                None => {}
+            }
+        });
+        let digest = digest.flatten();
+        if self.digest_shown.get_untracked() != digest {
+            self.digest_shown.set(digest);
+        }
+        digest.is_some()
+    }
+
+    /// The event-log digest of the run so far, as 16 hex digits (hashing every line not hashed
+    /// yet, however many: for callers that need the value now).
     pub fn digest(&self) -> String {
         self.peek(|m| format!("{:016x}", m.digest())).unwrap_or_default()
     }
@@ -391,6 +421,7 @@ impl Sim {
         if self.ui_version.get_untracked() != v {
             self.ui_version.set(v);
         }
+        self.fold_digest(DIGEST_SYNC_MS);
     }
 
     /// Reads the model (subscribing to `ui_version`); `None` when no scenario loaded.

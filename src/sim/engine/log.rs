@@ -3,8 +3,8 @@
 
 use std::fmt::{self, Display, Write as _};
 
+use super::digest::{write_line_prefix, DigestMemo, FRESH};
 use super::Millis;
-use crate::sim::hash::{fnv1a64_extend, FNV1A64_OFFSET};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EventId(pub u32);
@@ -26,11 +26,12 @@ pub struct LogEntry<K> {
 #[derive(Clone, Debug)]
 pub struct EventLog<K> {
     entries: Vec<LogEntry<K>>,
+    digest: DigestMemo,
 }
 
 impl<K> Default for EventLog<K> {
     fn default() -> Self {
-        EventLog { entries: Vec::new() }
+        EventLog { entries: Vec::new(), digest: DigestMemo::default() }
     }
 }
 
@@ -86,13 +87,7 @@ impl<K: Display> EventLog<K> {
     }
 
     fn write_line(s: &mut String, entry: &LogEntry<K>) {
-        let _ = write!(s, "{} t={} ", entry.id, entry.at);
-        match entry.cause {
-            Some(c) => {
-                let _ = write!(s, "cause={c} ");
-            }
-            None => s.push_str("cause=- "),
-        }
+        write_line_prefix(s, entry.id.0, entry.at, entry.cause.map(|c| c.0));
         let _ = write!(s, "{}", entry.kind);
     }
 
@@ -109,14 +104,12 @@ impl<K: Display> EventLog<K> {
     /// FNV-1a over the rendered log: equal digests mean byte-identical logs (with overwhelming odds).
     /// Hashed line by line: the same value as hashing `render()`, without building it.
     pub fn digest(&self) -> u64 {
-        let mut h = FNV1A64_OFFSET;
-        let mut line = String::new();
-        for e in &self.entries {
-            line.clear();
-            Self::write_line(&mut line, e);
-            line.push('\n');
-            h = fnv1a64_extend(h, line.as_bytes());
-        }
-        h
+        self.digest_within(usize::MAX).unwrap_or_default()
+    }
+
+    /// The digest once at most `max_lines` more lines are hashed (`DigestMemo`); `None` until then.
+    pub fn digest_within(&self, max_lines: usize) -> Option<u64> {
+        let len = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        self.digest.fold(FRESH, len, max_lines, |r| self.entries[r.start as usize..r.end as usize].iter(), Self::write_line)
     }
 }

@@ -89,8 +89,14 @@ pub trait Simulation {
     fn log_message(&self, i: usize) -> Option<MsgId>;
     /// Neutral facts in log entries `from..to`, in log order, each with its entry index.
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace));
-    /// FNV-1a of the rendered log: equal digests mean identical runs.
-    fn digest(&self) -> u64;
+    /// FNV-1a of the rendered log: equal digests mean identical runs. Each line is hashed once
+    /// (`engine::DigestMemo`): asking again costs only the lines logged since.
+    fn digest(&self) -> u64 {
+        self.digest_within(usize::MAX).unwrap_or_default()
+    }
+    /// The digest once at most `max_lines` more lines are hashed; `None` until they cover the
+    /// log, so a page can spread a long run's first digest over frames.
+    fn digest_within(&self, max_lines: usize) -> Option<u64>;
 
     fn view(&self) -> View;
     /// What the model calls a partition, for labels: `queue`, `partition`, `segment`.
@@ -152,11 +158,11 @@ impl Clone for Box<dyn Simulation> {
 
 /// One log line as the CLI prints it and the digest hashes it: `#id t=ms cause=#c text`.
 pub fn log_line(sim: &dyn Simulation, i: usize) -> String {
-    let cause = match sim.log_cause(i) {
-        Some(c) => format!("#{c}"),
-        None => "-".to_string(),
-    };
-    format!("#{i} t={} cause={cause} {}", sim.log_time(i), sim.log_text(i))
+    let mut line = String::new();
+    let cause = sim.log_cause(i).map(|c| c as u32);
+    crate::sim::engine::digest::write_line_prefix(&mut line, i as u32, sim.log_time(i), cause);
+    line.push_str(&sim.log_text(i));
+    line
 }
 
 /// Parses scenario text and builds the model it names.

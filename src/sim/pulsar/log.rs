@@ -4,7 +4,7 @@
 //! at it. Entries are decoded on demand, so the rendered log, its digest and every event id are
 //! what a plain `EventLog<Event>` would give.
 
-use crate::sim::engine::{EventId, LogEntry, Millis};
+use crate::sim::engine::{DigestMemo, EventId, LogEntry, Millis};
 use crate::sim::pulsar::events::Event;
 
 /// `Slot::tag` values; any smaller tag is a `Received` event's redelivery count.
@@ -30,6 +30,8 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 24);
 pub struct PulsarLog {
     slots: Vec<Slot>,
     others: Vec<Event>,
+    /// The digest so far (`World::digest_within` renders the lines: that needs the world).
+    pub(crate) digest: DigestMemo,
 }
 
 impl PulsarLog {
@@ -76,6 +78,12 @@ impl PulsarLog {
     /// What caused `id` (`Some(None)`: nothing did), without decoding it.
     pub fn cause(&self, id: EventId) -> Option<Option<EventId>> {
         self.slots.get(id.0 as usize).map(|s| (s.cause != NO_CAUSE).then_some(EventId(s.cause)))
+    }
+
+    /// The entries from index `from` on, decoded one at a time.
+    pub fn iter_from(&self, from: u32) -> impl Iterator<Item = LogEntry<Event>> + '_ {
+        let from = (from as usize).min(self.slots.len());
+        self.slots[from..].iter().enumerate().map(move |(i, s)| self.decode((from + i) as u32, s))
     }
 
     /// Every entry in order, decoded one at a time.

@@ -8,8 +8,7 @@ use super::cursor::InitialPosition;
 use super::events::{Event, MsgId};
 use super::message_id::MessageId;
 use super::world::{hold_reason_text, World, NO_PRODUCER};
-use crate::sim::engine::{EventId, LogEntry};
-use crate::sim::hash::Fnv1a64;
+use crate::sim::engine::digest::{write_line_prefix, FRESH};
 
 const UNKNOWN: &str = "?";
 
@@ -332,26 +331,23 @@ impl World {
 
     /// FNV-1a of the rendered log, line by line as `model::log_line` prints it.
     pub fn log_digest(&self) -> u64 {
-        let mut h = Fnv1a64::new();
-        let mut line = String::new();
-        for e in self.log.iter() {
-            line.clear();
-            write_prefix(&e, &mut line);
-            self.write_event(&e.kind, &mut line);
-            line.push('\n');
-            h.update(line.as_bytes());
-        }
-        h.finish()
+        self.digest_within(usize::MAX).unwrap_or_default()
     }
-}
 
-/// `#id t=ms cause=#c ` (the part of a log line that is not the event).
-fn write_prefix(e: &LogEntry<Event>, out: &mut String) {
-    let _ = write!(out, "{} t={} ", e.id, e.at);
-    let _ = match e.cause {
-        Some(c) => write!(out, "cause={} ", EventId(c.0)),
-        None => write!(out, "cause=- "),
-    };
+    /// The digest once at most `max_lines` more lines are hashed (`DigestMemo`); `None` until then.
+    pub fn digest_within(&self, max_lines: usize) -> Option<u64> {
+        let len = u32::try_from(self.log.len()).unwrap_or(u32::MAX);
+        self.log.digest.fold(
+            FRESH,
+            len,
+            max_lines,
+            |r| self.log.iter_from(r.start),
+            |out, e| {
+                write_line_prefix(out, e.id.0, e.at, e.cause.map(|c| c.0));
+                self.write_event(&e.kind, out);
+            },
+        )
+    }
 }
 
 fn ids(list: &[u64]) -> String {

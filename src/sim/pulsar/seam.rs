@@ -638,8 +638,8 @@ impl Simulation for World {
             }
         }
     }
-    fn digest(&self) -> u64 {
-        self.log_digest()
+    fn digest_within(&self, max_lines: usize) -> Option<u64> {
+        World::digest_within(self, max_lines)
     }
     fn view(&self) -> View {
         World::view(self)

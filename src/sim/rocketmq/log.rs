@@ -12,8 +12,9 @@ use super::events::{Event, MsgId, Name, PullStatus};
 use super::store::Message;
 use super::types::MessageQueue;
 use super::world::World;
+use crate::sim::engine::digest::{push_decimal, write_line_prefix, DigestMemo, FoldStart};
 use crate::sim::engine::{EventId, LogEntry, Millis, Runs};
-use crate::sim::hash::{fnv1a64_extend, FNV1A64_OFFSET};
+use crate::sim::hash::FNV1A64_OFFSET;
 
 /// The SQL92 verdicts a broker-side filter reports, by their index in a slot.
 const VERDICTS: [&str; 5] = ["TRUE", "FALSE", "NULL", "EVAL_ERROR", "BLOOM_MISS"];
@@ -179,6 +180,14 @@ fn broker_filtered_slot(msg: MsgId, names: FilterNames, verdict: Option<&'static
     Some(Slot::BrokerFiltered { msg, client, expression, table_owner, verdict })
 }
 
+/// What `Log::skim` tells of an entry. A stored message's slot holds only its id: the rest of
+/// its `MessageStored` is read from the message record.
+pub(crate) enum Skim {
+    Pull,
+    Stored(MsgId),
+    Other,
+}
+
 /// Entry ids are absolute: compaction drops a prefix of the entries but never renumbers them.
 #[derive(Clone, Debug, Default)]
 pub struct Log {
@@ -199,6 +208,7 @@ pub struct Log {
     whole: Vec<Event>,
     pulls: Vec<PullSlot>,
     names: Interner,
+    digest: DigestMemo,
 }
 
 impl Log {
@@ -433,6 +443,16 @@ impl Log {
         }
     }
 
+    /// Entry `i` at a glance, for readers that use few kinds of entry (`Simulation::trace`):
+    /// pulls and stored messages are told apart without decoding them.
+    pub(crate) fn skim(&self, i: usize) -> Skim {
+        match self.slot_at(i) {
+            Some(Slot::Pull(_)) => Skim::Pull,
+            Some(Slot::Stored { msg }) => Skim::Stored(*msg),
+            _ => Skim::Other,
+        }
+    }
+
     /// Bytes the log holds (its own estimate: slots, causes, times, whole events and names).
     pub fn bytes(&self) -> usize {
         use std::mem::size_of;
@@ -540,6 +560,77 @@ impl<'a> LogView<'a> {
         })
     }
 
+    /// Like `entries_from`, front to back only: times and causes are walked, not searched for
+    /// per entry (the rendered log reads every entry).
+    pub fn walk_from(self, from: usize) -> impl Iterator<Item = LogEntry<Event>> + 'a {
+        self.heads_from(from).map(move |(id, at, cause)| LogEntry { id, at, cause, kind: self.kind_of(id.0 as usize) })
+    }
+
+    /// (id, time, cause) of the entries from index `from` on, without decoding them.
+    fn heads_from(self, from: usize) -> impl Iterator<Item = (EventId, Millis, Option<EventId>)> + 'a {
+        let start = from.clamp(self.log.first_kept(), self.len());
+        let at = self.log.times.values_from(start as u32);
+        let cause = self.log.causes.values_from(start as u32);
+        (start..self.len())
+            .zip(at.zip(cause))
+            .map(|(i, (at, cause))| (EventId(i as u32), at.unwrap_or(0), cause.filter(|&c| c != NO_CAUSE).map(EventId)))
+    }
+
+    /// Entry `i`'s line, as `write_line` writes the decoded entry. The commonest slots are written
+    /// straight from the log's columns: a digest renders every entry, and building each event
+    /// (name clones, then `core::fmt`) was most of its cost.
+    fn write_head_line(&self, (id, at, cause): (EventId, Millis, Option<EventId>), out: &mut String) {
+        write_line_prefix(out, id.0, at, cause.map(|c| c.0));
+        let log = self.log;
+        let i = id.0 as usize;
+        match log.slots[i - log.base as usize] {
+            Slot::Stored { msg } => {
+                let m = &self.world.messages[msg as usize];
+                out.push_str("stored m");
+                push_decimal(out, msg.into());
+                out.push(' ');
+                out.push_str(&self.world.brokers[m.broker()].name);
+                out.push(' ');
+                out.push_str(m.topic());
+                out.push(':');
+                push_decimal(out, m.queue_id().into());
+                out.push('@');
+                push_decimal(out, m.queue_offset());
+                out.push_str(" tag=");
+                out.push_str(m.tag().as_deref().unwrap_or("-"));
+            }
+            Slot::Consumed { msg, client, reconsume_times } => {
+                out.push_str("consumed m");
+                push_decimal(out, msg.into());
+                out.push_str(" by=");
+                out.push_str(log.names.get(client));
+                out.push_str(" reconsume=");
+                push_decimal(out, reconsume_times.into());
+            }
+            Slot::Pull(p) => {
+                let p = &log.pulls[(p - log.pulls_base) as usize];
+                for (text, name) in [("pull ", p.broker), (" ", p.client), (" ", p.topic), (":", p.queue_broker)] {
+                    out.push_str(text);
+                    out.push_str(log.names.get(name));
+                }
+                for (text, n) in [(":", p.queue_id.into()), (" offset=", p.offset), (" next=", p.next)] {
+                    out.push_str(text);
+                    push_decimal(out, n);
+                }
+                out.push_str(" status=");
+                out.push_str(PULL_STATUSES[p.status as usize].name());
+                out.push_str(" found=");
+                push_decimal(out, p.found.into());
+                out.push_str(" filter=");
+                out.push_str(if p.expression != NO_PULL_NAME { log.names.get(p.expression) } else { "-" });
+            }
+            _ => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{}", self.kind_of(i));
+            }
+        }
+    }
+
     /// The entry and its causes, newest first, back to the root.
     pub fn cause_chain(&self, id: EventId) -> Vec<LogEntry<Event>> {
         let mut out = Vec::new();
@@ -574,8 +665,8 @@ impl<'a> LogView<'a> {
                 self.log.first_kept().saturating_sub(1)
             );
         }
-        for e in self.entries() {
-            write_line(&mut s, &e);
+        for h in self.heads_from(0) {
+            self.write_head_line(h, &mut s);
             s.push('\n');
         }
         s
@@ -583,24 +674,32 @@ impl<'a> LogView<'a> {
 
     /// FNV-1a over the rendered log, line by line (the same value `EventLog::digest` gives).
     pub fn digest(&self) -> u64 {
-        self.fold(self.log.folded.unwrap_or(FNV1A64_OFFSET), self.entries())
+        self.digest_within(usize::MAX).unwrap_or_default()
     }
 
-    fn fold(&self, mut h: u64, entries: impl Iterator<Item = LogEntry<Event>>) -> u64 {
-        let mut line = String::new();
-        for e in entries {
-            line.clear();
-            write_line(&mut line, &e);
-            line.push('\n');
-            h = fnv1a64_extend(h, line.as_bytes());
-        }
-        h
+    /// The digest once at most `max_lines` more lines are hashed (`DigestMemo`); `None` until then.
+    pub fn digest_within(&self, max_lines: usize) -> Option<u64> {
+        self.log.digest.fold(
+            self.fold_start(),
+            self.len() as u32,
+            max_lines,
+            |r| self.heads_from(r.start as usize),
+            |s, h| self.write_head_line(h, s),
+        )
+    }
+
+    /// Where a digest of the kept entries starts: after the compacted ones' lines.
+    fn fold_start(&self) -> FoldStart {
+        (self.log.base, self.log.folded.unwrap_or(FNV1A64_OFFSET))
     }
 
     /// The digest state over the kept entries before `keep_from`, for `Log::drop_prefix`.
     fn fold_prefix(&self, keep_from: usize) -> u64 {
-        let start = self.log.folded.unwrap_or(FNV1A64_OFFSET);
-        self.fold(start, self.entries_from(0).take_while(|e| (e.id.0 as usize) < keep_from))
+        let scratch = DigestMemo::default();
+        let end = keep_from.min(self.len()) as u32;
+        scratch
+            .fold(self.fold_start(), end, usize::MAX, |r| self.heads_from(r.start as usize), |s, h| self.write_head_line(h, s))
+            .unwrap_or_default()
     }
 }
 
@@ -631,13 +730,7 @@ impl World {
 
 fn write_line(s: &mut String, entry: &LogEntry<Event>) {
     use std::fmt::Write as _;
-    let _ = write!(s, "{} t={} ", entry.id, entry.at);
-    match entry.cause {
-        Some(c) => {
-            let _ = write!(s, "cause={c} ");
-        }
-        None => s.push_str("cause=- "),
-    }
+    write_line_prefix(s, entry.id.0, entry.at, entry.cause.map(|c| c.0));
     let _ = write!(s, "{}", entry.kind);
 }
 
@@ -690,6 +783,31 @@ mod tests {
             assert_eq!(log.kind(i), e.kind());
             assert_eq!(log.message(i), e.message());
         }
+    }
+
+    /// A digest writes the commonest entries straight from the log's columns: every line must be
+    /// what the decoded event's `Display` gives.
+    #[test]
+    fn lines_written_from_slots_equal_the_decoded_events_lines() {
+        let mut w = World::new(parse_scenario(&crate::sim::presets::load_scenario(3000)).expect("valid"));
+        w.run_to_end();
+        let view = w.log();
+        let mut kinds = std::collections::BTreeSet::new();
+        for (head, entry) in view.heads_from(0).zip(view.entries()) {
+            let mut direct = String::new();
+            view.write_head_line(head, &mut direct);
+            assert_eq!(direct, LogView::line(&entry));
+            kinds.insert(match view.log.slots[entry.id.0 as usize] {
+                Slot::Stored { .. } => "stored",
+                Slot::Consumed { .. } => "consumed",
+                Slot::Pull(_) => "pull",
+                Slot::Whole(_) => "whole",
+                Slot::BrokerFiltered { .. } | Slot::ClientFiltered { .. } => "filtered",
+            });
+        }
+        assert!(["stored", "consumed", "pull", "whole"].iter().all(|k| kinds.contains(k)), "{kinds:?}");
+        let statuses: std::collections::BTreeSet<_> = view.log.pulls.iter().map(|p| p.status).collect();
+        assert!(statuses.len() >= 2, "more than one pull status: {statuses:?}");
     }
 
     #[test]

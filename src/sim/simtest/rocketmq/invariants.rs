@@ -62,7 +62,7 @@ pub(super) fn world(sim: &dyn Simulation) -> &World {
 pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
     watch.steps += 1;
     let log = w.log();
-    for e in log.entries_from(watch.log_seen) {
+    for e in log.walk_from(watch.log_seen) {
         if e.cause.is_some_and(|c| c >= e.id) {
             violation(out, "causality", e.at, format!("{} is caused by the later {:?}", e.id, e.cause));
         }
