@@ -175,7 +175,13 @@ pub fn ShareBar() -> impl IntoView {
                 class="digest muted small"
                 data-testid="digest"
                 data-pending=move || sim.digest_shown.get().is_none().to_string()
-                title="Event-log digest: equal digests mean identical runs"
+                title=move || {
+                    if sim.digest_shown.get().is_some() {
+                        "Event-log digest: equal digests mean identical runs"
+                    } else {
+                        "Event-log digest: still hashing the lines logged since the last one"
+                    }
+                }
             >
                 {move || match sim.digest_shown.get() {
                     Some(d) => format!("digest {d:016x}"),
