@@ -108,7 +108,8 @@ pub struct Sim {
 }
 
 /// A seek that did not finish within one frame's budget. `chunk` is the simulated time one
-/// slice advances, adapted so that a slice costs about `SLICE_MS` of wall time.
+/// step of a slice advances, adapted so that a step costs about `1/STEPS_PER_SLICE` of the
+/// slice's wall time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeekJob {
     pub from: Millis,
@@ -118,12 +119,19 @@ pub struct SeekJob {
 
 /// Wall time a seek may take before the page gets a frame (the rest runs in later frames).
 pub const SEEK_FIRST_MS: f64 = 40.0;
-/// Wall time per frame for a seek under way: the page keeps drawing and answering input.
-pub const SLICE_MS: f64 = 20.0;
+/// Wall time per frame for a seek under way: the page keeps drawing and answering input. Each
+/// frame costs the page a few milliseconds besides the seek (the tracker, the progress bar,
+/// the browser's own rendering), so fewer, longer slices finish sooner: measured over a seek
+/// to the end of `#bench=1000000`, 28 ms slices took about 6% less time than 20 ms ones, and
+/// longer ones gained no more while taking frames towards the 50 ms a frame may take.
+pub const SLICE_MS: f64 = 28.0;
+/// A slice advances in about this many steps: it stops before a step that would overrun it,
+/// so the steps must be short.
+const STEPS_PER_SLICE: f64 = 8.0;
 /// Wall time a panel sync spends hashing new log lines before the digest shows as pending; the
-/// frame loop goes on with `DIGEST_FRAME_MS` a frame.
+/// frame loop goes on with `DIGEST_FRAME_MS` a frame (a seek's slice: the same trade-off).
 pub const DIGEST_SYNC_MS: f64 = 4.0;
-pub const DIGEST_FRAME_MS: f64 = 20.0;
+pub const DIGEST_FRAME_MS: f64 = SLICE_MS;
 /// Lines hashed between looks at the clock.
 const DIGEST_PIECE_LINES: usize = 2048;
 
@@ -527,12 +535,15 @@ impl Sim {
             let next = m.now().saturating_add(job.chunk).min(job.to);
             let t0 = perf_now();
             let _ = h.advance(m, next);
-            // Aim each slice at a quarter of the budget: cheap stretches grow the chunk fast,
+            // Aim each step at a fraction of the budget: cheap stretches grow the chunk fast,
             // a burst of events shrinks it (never below one simulated millisecond).
+            let step = budget_ms / STEPS_PER_SLICE;
             let took = (perf_now() - t0).max(0.05);
-            let scale = (budget_ms / 4.0 / took).clamp(0.25, 8.0);
+            let scale = (step / took).clamp(0.25, 8.0);
             job.chunk = ((job.chunk as f64 * scale) as Millis).max(1);
-            if perf_now() - start >= budget_ms {
+            // Stop before a step that would end past the budget, which is what keeps a frame's
+            // work under the limit the page promises.
+            if perf_now() - start + took * scale > budget_ms {
                 break;
             }
         });

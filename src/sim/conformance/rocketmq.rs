@@ -11,7 +11,7 @@ use crate::sim::rocketmq::producer_index::ThreadLocalIndex;
 fn subscription_json(sd: &SubscriptionData) -> Value {
     json!({
         "topic": sd.topic,
-        "subString": sd.sub_string,
+        "subString": &*sd.sub_string,
         "tagsSet": sd.tags.iter().collect::<Vec<_>>(),
         "codeSet": sd.codes.iter().collect::<Vec<_>>(),
         "expressionType": sd.expression_type.name(),
@@ -47,7 +47,7 @@ fn sub_list(v: &Value) -> Result<Vec<SubscriptionData>, String> {
                 .map(|mut sd| {
                     // The table stores the client's subString verbatim.
                     if let Some(raw) = s.get("subString").and_then(Value::as_str) {
-                        sd.sub_string = raw.to_string();
+                        sd.sub_string = raw.into();
                     }
                     sd
                 })
@@ -71,7 +71,7 @@ pub fn consumer_group_info(input: &Value) -> Value {
                     let (updated, _) = group.update_subscription(&list);
                     let mut table = Map::new();
                     for (topic, sd) in &group.subscription_table {
-                        table.insert(topic.clone(), json!({ "subString": sd.sub_string, "subVersion": sd.sub_version }));
+                        table.insert(topic.clone(), json!({ "subString": &*sd.sub_string, "subVersion": sd.sub_version }));
                     }
                     results.push(json!({ "updated": updated, "subscriptionTable": table }));
                 }

@@ -1,6 +1,7 @@
 //! `FilterAPI.buildSubscriptionData` / `FilterAPI.build` (spec §3).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::sim::hash::java_string_hash;
 
@@ -30,7 +31,9 @@ impl ExpressionType {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubscriptionData {
     pub topic: String,
-    pub sub_string: String,
+    /// Shared: every pull logs the expression that ran, and interning a shared name costs a
+    /// pointer comparison where a `String` cost a copy and a text lookup.
+    pub sub_string: Arc<str>,
     pub tags: BTreeSet<String>,
     pub codes: BTreeSet<i32>,
     pub sub_version: u64,
@@ -40,7 +43,7 @@ pub struct SubscriptionData {
 impl SubscriptionData {
     /// `subString == "*"`: the broker's tag filter lets everything through.
     pub fn is_all(&self) -> bool {
-        self.sub_string == SUB_ALL
+        *self.sub_string == *SUB_ALL
     }
 
     /// Broker-side consume-queue check for TAG subscriptions (`ExpressionMessageFilter.isMatchedByConsumeQueue`).
@@ -97,7 +100,7 @@ pub fn build_subscription_data(
 ) -> Result<SubscriptionData, FilterApiError> {
     let mut sd = SubscriptionData {
         topic: topic.to_string(),
-        sub_string: sub_string.unwrap_or_default().to_string(),
+        sub_string: sub_string.unwrap_or_default().into(),
         tags: BTreeSet::new(),
         codes: BTreeSet::new(),
         sub_version,
@@ -105,7 +108,7 @@ pub fn build_subscription_data(
     };
     let s = sub_string.unwrap_or_default();
     if s.is_empty() || s == SUB_ALL {
-        sd.sub_string = SUB_ALL.to_string();
+        sd.sub_string = SUB_ALL.into();
         return Ok(sd);
     }
     let parts = java_split_double_bar(s);
@@ -136,7 +139,7 @@ pub fn build(
             None | Some("") => Err(FilterApiError::NullSql92),
             Some(s) => Ok(SubscriptionData {
                 topic: topic.to_string(),
-                sub_string: s.to_string(),
+                sub_string: s.into(),
                 tags: BTreeSet::new(),
                 codes: BTreeSet::new(),
                 sub_version,
@@ -164,7 +167,7 @@ mod tests {
     #[test]
     fn whitespace_only_matches_nothing() {
         let sd = build_subscription_data("T", Some("   "), 0).unwrap();
-        assert_eq!(sd.sub_string, "   ");
+        assert_eq!(&*sd.sub_string, "   ");
         assert!(sd.tags.is_empty());
         assert!(!sd.broker_tag_match(java_string_hash("TagA") as i64));
     }

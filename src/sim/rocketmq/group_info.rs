@@ -121,10 +121,10 @@ mod tests {
         let (updated, changes) = g.update_subscription(&[sub("T", "TagB", 20)]);
         assert!(!updated);
         assert!(matches!(changes[0], TableChange::Overwritten { .. }));
-        assert_eq!(g.subscription_table["T"].sub_string, "TagB");
+        assert_eq!(&*g.subscription_table["T"].sub_string, "TagB");
         let (updated, _) = g.update_subscription(&[sub("T", "TagA", 15)]);
         assert!(!updated);
-        assert_eq!(g.subscription_table["T"].sub_string, "TagB");
+        assert_eq!(&*g.subscription_table["T"].sub_string, "TagB");
     }
 
     #[test]

@@ -71,7 +71,7 @@ fn pending_text(w: &World, p: &Pending) -> String {
                 b.groups.get(&*g)?.subscription_table.get(topic).map(|sd| (sd.sub_string.clone(), sd.sub_version))
             });
             match table {
-                Some((e, v)) if e == *expression && v >= *at => {
+                Some((e, v)) if *e == **expression && v >= *at => {
                     format!("{client}'s heartbeat reached the broker: the group's table entry for {topic} is now {expression:?} (subVersion {v}).")
                 }
                 Some((e, _)) => format!(

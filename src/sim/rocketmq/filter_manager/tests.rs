@@ -85,7 +85,7 @@ fn tag_subscriptions_and_empty_expressions_are_skipped() {
         assert_eq!(one(&mut m, tag("T", "TagA || TagB", 1), 1000), RegisterOutcome::SkippedTag);
         assert_eq!(one(&mut m, tag("T", "*", 1), 1000), RegisterOutcome::SkippedTag);
         let mut empty = sql("T", "a > 5", 1);
-        empty.sub_string.clear();
+        empty.sub_string = "".into();
         assert_eq!(one(&mut m, empty, 1000), RegisterOutcome::SkippedEmpty);
         assert_eq!(m.entry_count(), 0);
         assert!(m.by_topic().is_empty(), "nothing created before the type/empty checks");

@@ -173,7 +173,7 @@ pub fn report_json(w: &World) -> Value {
                     let writer = b.table_writer.get(&(group.clone(), topic.clone())).map(|n| n.to_string());
                     t.insert(
                         topic.clone(),
-                        json!({"expression": sd.sub_string, "subVersion": sd.sub_version, "writtenBy": writer}),
+                        json!({"expression": &*sd.sub_string, "subVersion": sd.sub_version, "writtenBy": writer}),
                     );
                 }
                 if table.is_empty() {

@@ -118,7 +118,7 @@ fn from_provenance(
                 } else {
                     let table = w.brokers.iter().find_map(|b| b.groups.get(group)?.subscription_table.get(&**m.topic()).cloned());
                     let which = match table {
-                        Some(t) if t.sub_string != *expression => {
+                        Some(t) if *t.sub_string != **expression => {
                             describe_running_filter(w, group, m.topic(), &t.sub_string, t.sub_version, table_owner)
                         }
                         _ => format!("{expression:?} (from {table_owner}'s heartbeat)"),

@@ -66,9 +66,9 @@ impl World {
                 topic,
                 change,
                 by_client: client.to_string(),
-                old_expression: old.map(|o| o.sub_string.clone()),
+                old_expression: old.map(|o| o.sub_string.to_string()),
                 old_sub_version: old.map(|o| o.sub_version),
-                new_expression: new.map(|n| n.sub_string.clone()),
+                new_expression: new.map(|n| n.sub_string.to_string()),
                 new_sub_version: new.map(|n| n.sub_version),
                 event: 0,
             });

@@ -373,6 +373,25 @@ fn name(s: &str) -> Name {
     Arc::from(s)
 }
 
+/// The per-message records reserved up front: the scenario's sends say how many messages there
+/// will be, and a vector that grows by doubling copies itself (always in wasm, where realloc
+/// cannot remap) and holds old and new buffers side by side at its peak. Capped, so a scenario
+/// that sends more than it will ever run to does not take memory it will not use.
+const RESERVED_MESSAGES_MAX: u64 = 8_000_000;
+
+fn planned_messages(scenario: &Scenario) -> usize {
+    let sends = scenario.producers.iter().flat_map(|p| &p.sends).map(|s| u64::from(s.count)).sum::<u64>();
+    sends.min(RESERVED_MESSAGES_MAX) as usize
+}
+
+/// An empty vector with room for `n`, or less room if the allocator says no (the run then grows
+/// it as usual and the memory budget speaks if it must).
+fn reserved<T>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    let _ = v.try_reserve_exact(n);
+    v
+}
+
 impl World {
     /// Builds the initial state and schedules the scenario's producers and timeline.
     pub fn new(scenario: Scenario) -> World {
@@ -431,8 +450,8 @@ impl World {
             brokers,
             producers: producer_states,
             consumers,
-            messages: Vec::new(),
-            fates: Vec::new(),
+            messages: reserved(planned_messages(&scenario)),
+            fates: reserved(planned_messages(&scenario)),
             skip_notes: BTreeMap::new(),
             tag_keys: Vec::new(),
             partitions: Vec::new(),
@@ -664,7 +683,7 @@ impl World {
         &mut self,
         skipped: &[(MsgId, Option<&'static str>)],
         client: &Name,
-        expression: &str,
+        expression: &Name,
         table_owner: &Name,
     ) {
         let names = self.log_store.filter_names(client, expression, table_owner);

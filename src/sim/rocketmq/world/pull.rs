@@ -140,7 +140,7 @@ impl World {
                 } else {
                     None
                 };
-                (Some(SqlFilter { expression: expr, bloom }), fd.expression.clone())
+                (Some(SqlFilter { expression: expr, bloom }), Name::from(fd.expression.as_str()))
             }
             ExpressionType::Other(_) => return error(self, "SUBSCRIPTION_PARSE_FAILED"),
         };
@@ -213,7 +213,7 @@ impl World {
                     msg: m,
                     client: client.clone(),
                     tag,
-                    expression: expression.clone(),
+                    expression: expression.to_string(),
                     code: self.messages[m as usize].tags_code() as i32,
                 });
             }
@@ -424,8 +424,8 @@ impl World {
                     }
                     self.consumers[c].stats.client_filtered += 1;
                     if self.trace_messages {
-                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.clone());
-                        let expression = sent_with.sub_string.clone();
+                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.to_string());
+                        let expression = sent_with.sub_string.to_string();
                         let current = current.filter(|s| *s != expression);
                         self.emit(Event::ClientFiltered { msg: m, client: client.clone(), expression, current });
                     }
