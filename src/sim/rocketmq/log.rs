@@ -123,10 +123,10 @@ struct Interner {
     ids: BTreeMap<Name, u32>,
     /// Names looked up before, by allocation: a run logs the same few `Arc`s (client ids, the
     /// expression of a subscription) over and over, and comparing pointers is cheaper than
-    /// comparing text. Each name has one place, chosen by its address, so a lookup is one
-    /// comparison (a pull logs five names; scanning a list for each cost 7% of a seek in wasm).
-    /// The address picks only where to look, never the id, so runs stay deterministic. Holding
-    /// the `Arc` keeps its address from being reused by another name.
+    /// comparing text. A name's address picks two neighbouring places, so a lookup is at most
+    /// two comparisons (a pull logs five names), and two hot names that share a place do not
+    /// push each other out. The address picks only where to look, never the id, so runs stay
+    /// deterministic. Holding the `Arc` keeps its address from being reused by another name.
     recent: [Option<(Name, u32)>; RECENT_NAMES],
 }
 
@@ -142,9 +142,12 @@ impl Interner {
 
     fn id(&mut self, s: &Name) -> u32 {
         let place = Self::recent_place(s);
-        if let Some((n, id)) = &self.recent[place] {
-            if Arc::ptr_eq(n, s) {
-                return *id;
+        let other = place ^ 1;
+        for p in [place, other] {
+            if let Some((n, id)) = &self.recent[p] {
+                if Arc::ptr_eq(n, s) {
+                    return *id;
+                }
             }
         }
         let id = match self.ids.get(s) {
@@ -156,7 +159,8 @@ impl Interner {
                 id
             }
         };
-        self.recent[place] = Some((s.clone(), id));
+        // The name that had this place moves to the neighbouring one.
+        self.recent[other] = self.recent[place].replace((s.clone(), id));
         id
     }
 
@@ -310,6 +314,31 @@ impl Log {
         reconsume_times: u32,
     ) -> Option<EventId> {
         let slot = self.consumed_slot(msg, client, reconsume_times)?;
+        Some(self.push_slot(at, cause, slot))
+    }
+
+    /// Appends a `ClientFiltered` (`current`: the expression in force when the response came,
+    /// when it is not the one the pull was sent with), or `None` when a name is past what a slot
+    /// can hold (the caller logs the whole event). In a group whose members subscribe
+    /// differently these are as many as the messages.
+    pub(crate) fn push_client_filtered(
+        &mut self,
+        at: Millis,
+        cause: Option<EventId>,
+        msg: MsgId,
+        client: &Name,
+        expression: &Name,
+        current: Option<&Name>,
+    ) -> Option<EventId> {
+        let slot = Slot::ClientFiltered {
+            msg,
+            client: short(self.names.id(client))?,
+            expression: short(self.names.id(expression))?,
+            current: match current {
+                Some(c) => short(self.names.id(c))?,
+                None => NO_NAME,
+            },
+        };
         Some(self.push_slot(at, cause, slot))
     }
 

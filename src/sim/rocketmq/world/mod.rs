@@ -667,6 +667,23 @@ impl World {
         }
     }
 
+    /// `emit(ClientFiltered)`, without building the event when the log can hold it as a slot.
+    fn emit_client_filtered(&mut self, msg: MsgId, client: &Name, expression: &Name, current: Option<&Name>) -> EventId {
+        match self.log_store.push_client_filtered(self.now, self.handler_cause, msg, client, expression, current) {
+            Some(id) => {
+                self.mark_fate(msg, Fate::Skipped, None);
+                self.last_emitted = Some(id);
+                id
+            }
+            None => self.emit(Event::ClientFiltered {
+                msg,
+                client: client.clone(),
+                expression: expression.to_string(),
+                current: current.map(|c| c.to_string()),
+            }),
+        }
+    }
+
     /// `emit(PullServed)`, without building the event when the log can hold it as a slot.
     fn emit_pull_served(&mut self, pull: &super::log::PullServedRef) -> EventId {
         match self.log_store.push_pull_served(self.now, self.handler_cause, pull) {

@@ -416,20 +416,19 @@ impl World {
                 let client = self.consumers[c].client_id.clone();
                 // Re-filtered with the subscription the request was sent with.
                 let sent_with = outstanding.subscription;
-                let mut kept = Vec::new();
-                for m in msgs {
+                let mut kept = msgs;
+                kept.retain(|&m| {
                     if sent_with.client_tag_match(self.messages[m as usize].tag().as_deref()) {
-                        kept.push(m);
-                        continue;
+                        return true;
                     }
                     self.consumers[c].stats.client_filtered += 1;
                     if self.trace_messages {
-                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.to_string());
-                        let expression = sent_with.sub_string.to_string();
-                        let current = current.filter(|s| *s != expression);
-                        self.emit(Event::ClientFiltered { msg: m, client: client.clone(), expression, current });
+                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.clone());
+                        let current = current.filter(|s| **s != *sent_with.sub_string);
+                        self.emit_client_filtered(m, &client, &sent_with.sub_string, current.as_ref());
                     }
-                }
+                    false
+                });
                 let pq = self.consumers[c].pq_mut(mq, r.pq).expect("checked above");
                 pq.next_offset = next;
                 if !kept.is_empty() {
