@@ -188,6 +188,19 @@ pub(crate) struct FilterNames {
     table_owner: NameId,
 }
 
+/// A `ClientFiltered` slot from interned ids, or `None` past the names a slot can hold.
+fn client_filtered_slot(msg: MsgId, client: u32, expression: u32, current: Option<u32>) -> Option<Slot> {
+    Some(Slot::ClientFiltered {
+        msg,
+        client: short(client)?,
+        expression: short(expression)?,
+        current: match current {
+            Some(c) => short(c)?,
+            None => NO_NAME,
+        },
+    })
+}
+
 /// A `BrokerFiltered` slot, or `None` for a verdict a slot cannot hold.
 fn broker_filtered_slot(msg: MsgId, names: FilterNames, verdict: Option<&'static str>) -> Option<Slot> {
     let verdict = match verdict {
@@ -330,15 +343,8 @@ impl Log {
         expression: &Name,
         current: Option<&Name>,
     ) -> Option<EventId> {
-        let slot = Slot::ClientFiltered {
-            msg,
-            client: short(self.names.id(client))?,
-            expression: short(self.names.id(expression))?,
-            current: match current {
-                Some(c) => short(self.names.id(c))?,
-                None => NO_NAME,
-            },
-        };
+        let names = &mut self.names;
+        let slot = client_filtered_slot(msg, names.id(client), names.id(expression), current.map(|c| names.id(c)))?;
         Some(self.push_slot(at, cause, slot))
     }
 
@@ -436,15 +442,11 @@ impl Log {
                 let names = self.filter_names(client, &Name::from(expression.as_str()), table_owner)?;
                 return broker_filtered_slot(msg, names, verdict);
             }
-            Event::ClientFiltered { msg, ref client, ref expression, ref current } => Slot::ClientFiltered {
-                msg,
-                client: short(names.id(client))?,
-                expression: short(names.id_of_str(expression))?,
-                current: match current {
-                    Some(c) => short(names.id_of_str(c))?,
-                    None => NO_NAME,
-                },
-            },
+            Event::ClientFiltered { msg, ref client, ref expression, ref current } => {
+                let (client, expression) = (names.id(client), names.id_of_str(expression));
+                let current = current.as_deref().map(|c| names.id_of_str(c));
+                return client_filtered_slot(msg, client, expression, current);
+            }
             Event::PullServed { ref broker, ref client, ref mq, offset, next, ref status, found, ref expression } => {
                 let expression = expression.as_deref().map(Name::from);
                 let pull = PullServedRef { broker, client, mq, offset, next, status, found, expression: expression.as_ref() };

@@ -416,6 +416,9 @@ impl World {
                 let client = self.consumers[c].client_id.clone();
                 // Re-filtered with the subscription the request was sent with.
                 let sent_with = outstanding.subscription;
+                // What the consumer subscribes now, named in a drop only when it differs.
+                let current =
+                    self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.clone()).filter(|s| **s != *sent_with.sub_string);
                 let mut kept = msgs;
                 kept.retain(|&m| {
                     if sent_with.client_tag_match(self.messages[m as usize].tag().as_deref()) {
@@ -423,8 +426,6 @@ impl World {
                     }
                     self.consumers[c].stats.client_filtered += 1;
                     if self.trace_messages {
-                        let current = self.consumers[c].subs.get(&*mq.topic).map(|s| s.sub_string.clone());
-                        let current = current.filter(|s| **s != *sent_with.sub_string);
                         self.emit_client_filtered(m, &client, &sent_with.sub_string, current.as_ref());
                     }
                     false
