@@ -3,7 +3,7 @@
 //! `sim` is the pure core (no UI crates, no wall clock); `ui` is the Leptos front end behind the
 //! default `web` feature. See ARCHITECTURE.md for the code map and its invariants.
 
-pub mod sim;
+pub use mqviz_sim as sim;
 
 #[cfg(feature = "web")]
 pub mod ui;

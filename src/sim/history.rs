@@ -9,12 +9,12 @@
 //! later edit forks a new branch from there; the previous branch is kept, to switch back to or to
 //! compare against.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use serde_json::Value;
 
-use crate::sim::engine::Millis;
-use crate::sim::json_path::PathError;
-use crate::sim::model::Simulation;
+use crate::engine::Millis;
+use crate::json_path::PathError;
+use crate::model::Simulation;
 
 /// How many checkpoints are kept; older ones are thinned out (every other one dropped).
 const MAX_CHECKPOINTS: usize = 48;
@@ -240,8 +240,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sim::model::{log_line, parse};
-    use crate::sim::presets::by_file;
+    use crate::model::{log_line, parse};
+    use crate::presets::by_file;
 
     fn world(file: &str) -> Box<dyn Simulation> {
         parse(by_file(file).unwrap().text).unwrap()

@@ -1,7 +1,7 @@
 //! Strict JSON reading with paths: every problem is reported as `$.a.b[2].c: reason`, unknown
 //! fields are errors, and reading never panics. Errors accumulate so a user sees all of them.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::fmt;
 
 use serde_json::{Map, Value};

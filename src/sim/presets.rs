@@ -80,7 +80,7 @@ pub fn load_scenario(messages: u64) -> String {
 mod tests {
     #[test]
     fn every_preset_file_is_listed_and_parses() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/scenarios");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/scenarios");
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -91,11 +91,11 @@ mod tests {
         listed.sort();
         assert_eq!(files, listed, "static/scenarios and PRESETS disagree");
         for p in super::PRESETS {
-            crate::sim::model::parse(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
+            crate::model::parse(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
             // A preset that opens into a comparison names a variant that loads too.
             let v: serde_json::Value = serde_json::from_str(p.text).unwrap();
-            if let Some((label, variant)) = crate::sim::scenario::compare_variant(&v) {
-                crate::sim::model::parse_value(&variant).unwrap_or_else(|e| panic!("{} compare {label}: {e:?}", p.file));
+            if let Some((label, variant)) = crate::scenario::compare_variant(&v) {
+                crate::model::parse_value(&variant).unwrap_or_else(|e| panic!("{} compare {label}: {e:?}", p.file));
             }
         }
     }

@@ -109,7 +109,7 @@ fn permute<T>(v: &mut [T], order: &mut [u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::engine::SplitMix64;
+    use crate::engine::SplitMix64;
 
     /// Against the standard library's stable sort, with many ties that differ in a second field.
     #[test]

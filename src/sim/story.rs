@@ -6,10 +6,10 @@
 //! A story is computed on a clone run ahead to the end (the future is determined by the scenario,
 //! the seed and the commands entered so far), so marks are known before playback reaches them.
 
-use crate::sim::engine::Millis;
-use crate::sim::history::{Entered, History};
-use crate::sim::model::{MomentKind, Simulation, Trace};
-use crate::sim::sort::StableSort;
+use crate::engine::Millis;
+use crate::history::{Entered, History};
+use crate::model::{MomentKind, Simulation, Trace};
+use crate::sort::StableSort;
 
 /// Logs beyond this many entries are not scanned ahead (a story of a huge run covers its start).
 const MAX_AHEAD_EVENTS: usize = 400_000;
@@ -171,8 +171,8 @@ fn merge(moments: &[(Millis, MomentKind)], until: Millis) -> Vec<Mark> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::parse;
-    use crate::sim::presets::by_file;
+    use crate::model::parse;
+    use crate::presets::by_file;
 
     fn story(file: &str) -> Story {
         Story::compute(&*parse(by_file(file).unwrap().text).unwrap())

@@ -13,9 +13,9 @@
 
 use serde_json::Value;
 
-use crate::sim::engine::Millis;
-use crate::sim::json_path::{parse_json, Errors, Obj, PathError};
-use crate::sim::model::Simulation;
+use crate::engine::Millis;
+use crate::json_path::{parse_json, Errors, Obj, PathError};
+use crate::model::Simulation;
 
 pub const FORMAT: &str = "mqviz-tour/1";
 
@@ -164,12 +164,12 @@ pub fn for_preset(preset: &str) -> Option<Tour> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::run;
-    use crate::sim::presets::by_file;
+    use crate::model::run;
+    use crate::presets::by_file;
 
     #[test]
     fn every_tour_parses_and_every_step_matches_an_event_of_its_preset() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/tours");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/tours");
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::error_value;
-use crate::sim::rocketmq::allocate::{allocate, Strategy, DEFAULT_VIRTUAL_NODES};
-use crate::sim::rocketmq::types::MessageQueue;
+use crate::rocketmq::allocate::{allocate, Strategy, DEFAULT_VIRTUAL_NODES};
+use crate::rocketmq::types::MessageQueue;
 
 /// Runs one case: `{cid: ["broker:id", ...] | {"error": ...}}`, or a single error value when the
 /// input is malformed or the strategy cannot be constructed.
@@ -177,7 +177,7 @@ mod tests {
     }
 
     fn vector_dir() -> Option<PathBuf> {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
         if dir.is_dir() {
             Some(dir)
         } else {
@@ -189,10 +189,10 @@ mod tests {
     /// Runs every case of one vector file through the dispatcher; returns (passed, total).
     fn run_file(dir: &std::path::Path, name: &str) -> (usize, usize) {
         let text = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let file = crate::sim::conformance::parse_vector_file(name, &text).unwrap();
+        let file = crate::conformance::parse_vector_file(name, &text).unwrap();
         let mut failures = Vec::new();
         for (id, input, expected) in &file.cases {
-            let actual = crate::sim::conformance::run_case(&file.kind, input).unwrap();
+            let actual = crate::conformance::run_case(&file.kind, input).unwrap();
             if !matches(expected, &actual) {
                 failures.push(format!("{id}: expected {expected} | actual {actual}"));
             }

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::sim::rocketmq::bloom::BloomFilter;
+use crate::rocketmq::bloom::BloomFilter;
 
 /// Largest bitmap the runner builds (upstream would allocate up to 2^31 bits).
 const MAX_BITMAP_BITS: i32 = 1 << 26;

@@ -1,7 +1,7 @@
 //! check.py's comparison rules: per-kind normalisation of declared sets, then strict deep
 //! equality where numbers compare numerically and `{"error": E}` matches any text starting with E.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use serde_json::Value;
 
 fn sort_set(v: &mut Value) {

@@ -3,10 +3,10 @@
 use serde_json::{json, Map, Value};
 
 use super::error_value;
-use crate::sim::hash::java_string_hash;
-use crate::sim::rocketmq::filterapi::{self, SubscriptionData};
-use crate::sim::rocketmq::group_info::ConsumerGroupInfo;
-use crate::sim::rocketmq::producer_index::ThreadLocalIndex;
+use crate::hash::java_string_hash;
+use crate::rocketmq::filterapi::{self, SubscriptionData};
+use crate::rocketmq::group_info::ConsumerGroupInfo;
+use crate::rocketmq::producer_index::ThreadLocalIndex;
 
 fn subscription_json(sd: &SubscriptionData) -> Value {
     json!({
@@ -112,7 +112,7 @@ pub fn producer_index(input: &Value) -> Value {
 /// `{"key": string}` -> `{"hash": first 4 bytes of MD5(UTF-8 key), unsigned big-endian}`.
 pub fn md5_hash(input: &Value) -> Value {
     match input.get("key").and_then(Value::as_str) {
-        Some(key) => serde_json::json!({ "hash": crate::sim::hash::md5::rocketmq_md5_hash(key) }),
+        Some(key) => serde_json::json!({ "hash": crate::hash::md5::rocketmq_md5_hash(key) }),
         None => super::error_value("malformed input: key must be a string"),
     }
 }

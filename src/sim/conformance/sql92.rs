@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::sim::rocketmq::sql92::{compile, PropValue, Sql92Version};
+use crate::rocketmq::sql92::{compile, PropValue, Sql92Version};
 
 fn prop_value(name: &str, v: &Value) -> Result<PropValue, String> {
     if let Some(s) = v.as_str() {
@@ -91,12 +91,12 @@ pub(crate) mod tests {
 
     /// Runs every case of a vector file; returns (passed, failed ids). `None` if the file is absent.
     pub(crate) fn run_file(name: &str, runner: fn(&Value) -> Value) -> Option<(usize, Vec<String>)> {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance").join(name);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance").join(name);
         let Ok(text) = std::fs::read_to_string(&path) else {
             println!("note: {} not found, skipping", path.display());
             return None;
         };
-        let file = crate::sim::conformance::parse_vector_file(name, &text).expect("vector file parses");
+        let file = crate::conformance::parse_vector_file(name, &text).expect("vector file parses");
         let mut passed = 0;
         let mut failed = Vec::new();
         for (id, input, expected) in &file.cases {

@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::ops::Range;
 
 use super::Millis;
-use crate::sim::hash::{fnv1a64_extend, FNV1A64_OFFSET};
+use crate::hash::{fnv1a64_extend, FNV1A64_OFFSET};
 
 #[derive(Clone, Debug)]
 pub struct DigestMemo {
@@ -101,7 +101,7 @@ pub fn push_decimal(out: &mut String, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::engine::EventId;
+    use crate::engine::EventId;
     use std::fmt::Write as _;
 
     #[test]

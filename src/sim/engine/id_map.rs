@@ -166,7 +166,7 @@ mod tests {
     /// Random inserts, removals and retains agree with a `BTreeMap` in content and order.
     #[test]
     fn behaves_like_a_btreemap() {
-        let mut rng = crate::sim::engine::SplitMix64::new(7);
+        let mut rng = crate::engine::SplitMix64::new(7);
         let (mut ours, mut theirs) = (IdMap::new(), BTreeMap::new());
         for step in 0..5_000u64 {
             let key = rng.next_u64() % 64;

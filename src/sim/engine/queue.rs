@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn pops_as_a_sorted_list_would_under_random_interleavings() {
         for seed in 0..200 {
-            let mut rng = crate::sim::engine::SplitMix64::new(seed);
+            let mut rng = crate::engine::SplitMix64::new(seed);
             let mut q = EventQueue::default();
             let mut reference: Vec<(Millis, u64)> = Vec::new();
             let mut now = 0;

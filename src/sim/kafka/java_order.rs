@@ -7,10 +7,10 @@
 //! Treeified bins (a bucket of 9+ entries in a table of 64+ slots) are not emulated; below 64 slots
 //! such a bucket forces a resize, which is emulated.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::cmp::Ordering;
 
-pub use crate::sim::hash::java_string_hash;
+pub use crate::hash::java_string_hash;
 
 const DEFAULT_CAPACITY: usize = 16;
 const MIN_TREEIFY_CAPACITY: usize = 64;

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::murmur2::{partition_for_key, to_positive};
-use crate::sim::engine::SplitMix64;
+use crate::engine::SplitMix64;
 
 /// `batch.size` default: the built-in partitioner switches after this many bytes.
 pub const DEFAULT_BATCH_SIZE: u32 = 16_384;

@@ -6,7 +6,7 @@
 //! still owned by another member are withheld (UNRELEASED_PARTITIONS) until released. Topics are
 //! keyed by a string (the topic id in the coordinator).
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 

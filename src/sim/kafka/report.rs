@@ -4,7 +4,7 @@
 //! that a group never received or received more than once, with the reason traced through the
 //! causal log (event ids cited).
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -13,8 +13,8 @@ use serde_json::{json, Map, Value};
 use super::events::{Event, MsgId, Name, Part};
 use super::scenario::{GroupProtocol, SubscriptionSpec};
 use super::world::{Life, World};
-use crate::sim::engine::{EventId, Millis};
-use crate::sim::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
+use crate::engine::{EventId, Millis};
+use crate::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
 
 /// Lists in the report stop after this many entries (their totals are given).
 const MAX_LISTED: usize = 2_000;
@@ -123,7 +123,7 @@ fn group_pids(w: &World, g: usize) -> BTreeSet<u32> {
                 }
             }
             Some(SubscriptionSpec::Pattern(p)) => {
-                if let Ok(pattern) = crate::sim::kafka::pattern::TopicPattern::compile(p) {
+                if let Ok(pattern) = crate::kafka::pattern::TopicPattern::compile(p) {
                     for t in w.topics.iter().filter(|t| pattern.matches(&t.name)) {
                         out.extend(t.pids.iter().copied());
                     }
@@ -131,7 +131,7 @@ fn group_pids(w: &World, g: usize) -> BTreeSet<u32> {
             }
             Some(SubscriptionSpec::Assign(parts)) => {
                 for r in parts {
-                    let tp = crate::sim::kafka::assignor::TopicPartition::new(r.topic.clone(), r.partition as i32);
+                    let tp = crate::kafka::assignor::TopicPartition::new(r.topic.clone(), r.partition as i32);
                     out.extend(w.pid_of(&tp));
                 }
             }

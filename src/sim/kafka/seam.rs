@@ -3,7 +3,7 @@
 //! watermark, the groups' committed offsets and each consumer's position; groups and consumers
 //! show their protocol state (generation or epochs, member ids, FetchStates).
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,11 +16,11 @@ use super::scenario::{check_consumer_config, parse_action, Action, GroupProtocol
 use super::world::coordinator_kip848::ModernState;
 use super::world::member_classic::ClientState;
 use super::world::{Life, World};
-use crate::sim::engine::{EventId, Millis};
-use crate::sim::json_path::PathError;
-use crate::sim::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
-use crate::sim::kafka::fetch_state::FetchState;
-use crate::sim::model::{
+use crate::engine::{EventId, Millis};
+use crate::json_path::PathError;
+use crate::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
+use crate::kafka::fetch_state::FetchState;
+use crate::model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
     MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View,
 };
@@ -160,7 +160,7 @@ impl World {
 
     /// Who should own an unowned partition, or why nobody does (among one group's consumers,
     /// or all of them).
-    pub(crate) fn unowned_reason(&self, pid: u32, group: Option<usize>) -> Option<String> {
+    pub fn unowned_reason(&self, pid: u32, group: Option<usize>) -> Option<String> {
         let tp = self.tp_of(pid);
         let wanting: Vec<usize> = (0..self.consumers.len())
             .filter(|&c| group.is_none_or(|g| self.consumers[c].group == g))
@@ -176,8 +176,8 @@ impl World {
                     let state = g.classic.state;
                     if matches!(
                         state,
-                        crate::sim::kafka::world::ClassicState::PreparingRebalance
-                            | crate::sim::kafka::world::ClassicState::CompletingRebalance
+                        crate::kafka::world::ClassicState::PreparingRebalance
+                            | crate::kafka::world::ClassicState::CompletingRebalance
                     ) {
                         return Some(format!("{} is rebalancing ({}): nobody fetches it until SyncGroup", g.name, state.name()));
                     }
@@ -216,7 +216,7 @@ impl World {
     }
 
     fn topic_views(&self) -> Vec<TopicView> {
-        let owners_of = |tp: &crate::sim::kafka::assignor::TopicPartition| -> Vec<usize> {
+        let owners_of = |tp: &crate::kafka::assignor::TopicPartition| -> Vec<usize> {
             (0..self.consumers.len()).filter(|&c| self.consumers[c].running() && self.consumers[c].subs.is_assigned(tp)).collect()
         };
         self.topics
@@ -302,8 +302,8 @@ impl World {
                     changed_at: changed,
                     alert: matches!(
                         cg.state,
-                        crate::sim::kafka::world::ClassicState::PreparingRebalance
-                            | crate::sim::kafka::world::ClassicState::CompletingRebalance
+                        crate::kafka::world::ClassicState::PreparingRebalance
+                            | crate::kafka::world::ClassicState::CompletingRebalance
                     ),
                 });
                 if let Some(leader) = &cg.leader {
@@ -336,7 +336,7 @@ impl World {
                             if pending > 0 { format!(" ({pending} to revoke)") } else { String::new() }
                         ),
                         changed_at: None,
-                        alert: m.assignment.state != crate::sim::kafka::reconciliation::MemberState::Stable,
+                        alert: m.assignment.state != crate::kafka::reconciliation::MemberState::Stable,
                     });
                 }
             }
@@ -371,7 +371,7 @@ impl World {
                     lines.push(StateLine {
                         text: format!("{} · member epoch {} · {}", m.state.name(), m.epoch, m.member_id),
                         changed_at: None,
-                        alert: m.state != crate::sim::kafka::world::member_kip848::CgClientState::Stable,
+                        alert: m.state != crate::kafka::world::member_kip848::CgClientState::Stable,
                     });
                 }
             }
@@ -446,7 +446,7 @@ impl World {
 
     fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>, out: &mut dyn FnMut(Trace)) {
         let cix = |client: &str| consumers.get(client).copied();
-        let key = |m: MsgId| self.messages.get(m as usize).map_or(crate::sim::model::NO_KEY, |x| x.key_colour);
+        let key = |m: MsgId| self.messages.get(m as usize).map_or(crate::model::NO_KEY, |x| x.key_colour);
         match kind {
             Event::Appended { producer, part, base, count, first_msg, .. } => {
                 let p = self.producers.iter().position(|x| x.id == *producer).map(|p| p as u32);
@@ -508,7 +508,7 @@ impl World {
         }
     }
 
-    fn key_label(&self, m: &crate::sim::kafka::world::Message) -> Option<Arc<str>> {
+    fn key_label(&self, m: &crate::kafka::world::Message) -> Option<Arc<str>> {
         if let Some(k) = self.key_labels.get(m.key_colour as usize) {
             return Some(k.clone());
         }
@@ -685,9 +685,9 @@ impl Simulation for World {
 mod tests {
     use serde_json::json;
 
-    use crate::sim::history::History;
-    use crate::sim::model::{self, log_line, Fate, Simulation, Trace};
-    use crate::sim::presets::by_file;
+    use crate::history::History;
+    use crate::model::{self, log_line, Fate, Simulation, Trace};
+    use crate::presets::by_file;
 
     fn render(sim: &dyn Simulation) -> String {
         (0..sim.log_len()).map(|i| log_line(sim, i) + "\n").collect()

@@ -3,7 +3,7 @@
 //! assigned partitions with their fetch states, positions, validation, resets, pause and
 //! pending revocation, and lag. Plain `Clone` data that a consumer simulation owns.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::events::Event;
 use super::world::World;
-use crate::sim::engine::Millis;
+use crate::engine::Millis;
 
 /// One lane's state from `from` until `to` (`None`: still in it when the log ends).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,8 +130,8 @@ pub fn member_lanes(w: &World) -> Vec<Lane> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::kafka::scenario::parse_scenario;
-    use crate::sim::presets::by_file;
+    use crate::kafka::scenario::parse_scenario;
+    use crate::presets::by_file;
 
     fn run(file: &str) -> World {
         let mut w = World::new(parse_scenario(by_file(file).unwrap().text).unwrap());

@@ -12,10 +12,10 @@ use std::any::Any;
 
 use serde_json::Value;
 
-use crate::sim::engine::Millis;
-use crate::sim::history::{Entered, History};
-use crate::sim::json_path::{as_u64_in, parse_json, Errors, PathError};
-use crate::sim::scenario::{broker_name, MAX_ENTITIES, MAX_TIME};
+use crate::engine::Millis;
+use crate::history::{Entered, History};
+use crate::json_path::{as_u64_in, parse_json, Errors, PathError};
+use crate::scenario::{broker_name, MAX_ENTITIES, MAX_TIME};
 
 pub use view::*;
 
@@ -160,7 +160,7 @@ impl Clone for Box<dyn Simulation> {
 pub fn log_line(sim: &dyn Simulation, i: usize) -> String {
     let mut line = String::new();
     let cause = sim.log_cause(i).map(|c| c as u32);
-    crate::sim::engine::digest::write_line_prefix(&mut line, i as u32, sim.log_time(i), cause);
+    crate::engine::digest::write_line_prefix(&mut line, i as u32, sim.log_time(i), cause);
     line.push_str(&sim.log_text(i));
     line
 }
@@ -176,16 +176,16 @@ pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
     let broker = broker_name(v);
     match BrokerKind::from_name(broker) {
         Some(BrokerKind::RocketMq) => {
-            let s = crate::sim::rocketmq::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::sim::rocketmq::world::World::new(s)))
+            let s = crate::rocketmq::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::rocketmq::world::World::new(s)))
         }
         Some(BrokerKind::Kafka) => {
-            let s = crate::sim::kafka::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::sim::kafka::world::World::new(s)))
+            let s = crate::kafka::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::kafka::world::World::new(s)))
         }
         Some(BrokerKind::Pulsar) => {
-            let s = crate::sim::pulsar::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::sim::pulsar::world::World::new(s)))
+            let s = crate::pulsar::scenario::parse_scenario_value(v)?;
+            Ok(Box::new(crate::pulsar::world::World::new(s)))
         }
         None => {
             let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();
@@ -286,17 +286,17 @@ pub fn export(original: &Value, commands: &[Entered], end: Millis) -> Value {
 }
 
 /// Parses and runs a Pulsar scenario to its end; for tests that inspect the Pulsar world.
-pub fn run_pulsar(text: &str) -> Result<crate::sim::pulsar::world::World, Vec<PathError>> {
-    let s = crate::sim::pulsar::scenario::parse_scenario(text)?;
-    let mut w = crate::sim::pulsar::world::World::new(s);
+pub fn run_pulsar(text: &str) -> Result<crate::pulsar::world::World, Vec<PathError>> {
+    let s = crate::pulsar::scenario::parse_scenario(text)?;
+    let mut w = crate::pulsar::world::World::new(s);
     w.run_to_end();
     Ok(w)
 }
 
 /// Parses and runs a RocketMQ scenario to its end; for tests that inspect the RocketMQ world.
-pub fn run_rocketmq(text: &str) -> Result<crate::sim::rocketmq::world::World, Vec<PathError>> {
-    let s = crate::sim::rocketmq::scenario::parse_scenario(text)?;
-    let mut w = crate::sim::rocketmq::world::World::new(s);
+pub fn run_rocketmq(text: &str) -> Result<crate::rocketmq::world::World, Vec<PathError>> {
+    let s = crate::rocketmq::scenario::parse_scenario(text)?;
+    let mut w = crate::rocketmq::world::World::new(s);
     w.run_to_end();
     Ok(w)
 }

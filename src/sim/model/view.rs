@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::sim::engine::Millis;
+use crate::engine::Millis;
 
 /// A message's number within its model (retry or DLQ copies have numbers of their own).
 pub type MsgId = u32;

@@ -2,7 +2,7 @@
 //! §1.3, §1.4, §2, §3, §4.4, §4.5, §5). The typed constants are what the model uses; the named
 //! table is what the conformance `defaults` operation reports, so the two cannot drift apart.
 
-use crate::sim::engine::Millis;
+use crate::engine::Millis;
 
 /// `activeConsumerFailoverDelayTimeMillis` (broker): wait before a new Failover active consumer reads.
 pub const ACTIVE_CONSUMER_FAILOVER_DELAY_MS: Millis = 1_000;
@@ -128,7 +128,7 @@ fn table() -> Vec<(DefaultsArea, &'static str, DefaultValue)> {
         (Cursor, "priorityLevel", int(0)),
         (Routing, "batchingMaxPublishDelayMicros", int(BATCHING_MAX_PUBLISH_DELAY_MICROS)),
         (Routing, "batchingPartitionSwitchFrequencyByPublishDelay", int(BATCHING_PARTITION_SWITCH_FREQUENCY_BY_PUBLISH_DELAY)),
-        (Routing, "partitionSwitchMs", int(crate::sim::pulsar::routing::default_partition_switch_ms())),
+        (Routing, "partitionSwitchMs", int(crate::pulsar::routing::default_partition_switch_ms())),
         (Routing, "hashingScheme", Text("JavaStringHash")),
         (Routing, "messageRoutingMode", Text("RoundRobinPartition")),
         (Routing, "batchingEnabled", Bool(BATCHING_ENABLED)),

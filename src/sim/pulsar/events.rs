@@ -308,7 +308,7 @@ pub enum Event {
 // Two log entries per message: the build fails if an event grows past 32 bytes (a log entry
 // past 56).
 const _: () = assert!(std::mem::size_of::<Event>() <= 32);
-const _: () = assert!(std::mem::size_of::<crate::sim::engine::LogEntry<Event>>() <= 56);
+const _: () = assert!(std::mem::size_of::<crate::engine::LogEntry<Event>>() <= 56);
 
 /// Without the world an event can only show its indices; `render::event_text` names things.
 impl fmt::Display for Event {

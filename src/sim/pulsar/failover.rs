@@ -6,14 +6,14 @@
 //! schedules the failover delay, then rewinds the cursor to markDelete+1 so every unacked message
 //! goes to the new active consumer.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::defaults::{ACTIVE_CONSUMER_FAILOVER_DELAY_MS, FAILOVER_RING_REPLICAS};
 use super::hash::{java_string_compare, make_hash};
 use super::subscription::SubscribeError;
-use crate::sim::engine::Millis;
+use crate::engine::Millis;
 
 /// One connected consumer of a single-active-consumer subscription.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! Every hash that decides an outcome (partition, sticky-key slot, ring point, segment) goes
 //! through this file so the eras and ranges are named in one place.
 
-use crate::sim::hash::{java_string_hash, murmur3::murmur3_x86_32};
+use crate::hash::{java_string_hash, murmur3::murmur3_x86_32};
 
 /// MurmurHash3_x86_32 with seed 0 over raw bytes (`Murmur3_32Hash` before masking).
 pub fn murmur3_raw(bytes: &[u8]) -> u32 {

@@ -4,8 +4,8 @@
 //! at it. Entries are decoded on demand, so the rendered log, its digest and every event id are
 //! what a plain `EventLog<Event>` would give.
 
-use crate::sim::engine::{DigestMemo, EventId, LogEntry, Millis};
-use crate::sim::pulsar::events::Event;
+use crate::engine::{DigestMemo, EventId, LogEntry, Millis};
+use crate::pulsar::events::Event;
 
 /// `Slot::tag` values; any smaller tag is a `Received` event's redelivery count.
 const STORED: u32 = u32::MAX;
@@ -113,8 +113,8 @@ impl PulsarLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::engine::EventLog;
-    use crate::sim::pulsar::events::RedeliveryReason;
+    use crate::engine::EventLog;
+    use crate::pulsar::events::RedeliveryReason;
 
     /// The compact log gives back exactly what a plain typed log holds.
     #[test]

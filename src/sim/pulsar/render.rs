@@ -8,7 +8,7 @@ use super::cursor::InitialPosition;
 use super::events::{Event, MsgId};
 use super::message_id::MessageId;
 use super::world::{hold_reason_text, World, NO_PRODUCER};
-use crate::sim::engine::digest::{write_line_prefix, FRESH};
+use crate::engine::digest::{write_line_prefix, FRESH};
 
 const UNKNOWN: &str = "?";
 
@@ -52,7 +52,7 @@ impl World {
     pub fn body_text(&self, m: MsgId) -> String {
         let b = self.messages[m as usize].out.body;
         let script = self.producers.get(b.producer as usize).and_then(|p| p.scripts.get(b.script as usize));
-        script.map_or_else(String::new, |s| crate::sim::pulsar::scenario::expand(&s.spec.body, b.index))
+        script.map_or_else(String::new, |s| crate::pulsar::scenario::expand(&s.spec.body, b.index))
     }
 
     /// Who published a stored message: its producer, or the client that wrote a DLQ/retry copy.

@@ -4,8 +4,8 @@
 //! with the reason traced through the causal log (event ids); upstream gaps and era notes; and
 //! warnings that spell out their consequence.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -16,8 +16,8 @@ use super::scalable::is_assignable;
 use super::scenario::AckMode;
 use super::subscription::{KeySharedMode, SubscriptionType};
 use super::world::{hold_reason_text, ClientState, Dispatcher, TopicRole, World};
-use crate::sim::engine::EventId;
-use crate::sim::model::Fate;
+use crate::engine::EventId;
+use crate::model::Fate;
 
 fn message_id(w: &World, m: MsgId) -> MessageId {
     let msg = &w.messages[m as usize];

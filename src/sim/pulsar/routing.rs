@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::defaults::{BATCHING_MAX_PUBLISH_DELAY_MICROS, BATCHING_PARTITION_SWITCH_FREQUENCY_BY_PUBLISH_DELAY};
 use super::hash::{sign_safe_mod, HashingScheme};
-use crate::sim::engine::SplitMix64;
+use crate::engine::SplitMix64;
 
 /// `partitionSwitchMs` as `PartitionedProducerImpl` derives it:
 /// `batchingMaxPublishDelayMicros / 1000 * batchingPartitionSwitchFrequencyByPublishDelay`, at least 1.

@@ -2,7 +2,7 @@
 //! JSON and are checked against the current state, the log is read by index, and partitions,
 //! segments, subscriptions and consumers are translated into the neutral `View`.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,9 +15,9 @@ use super::scalable::{is_assignable, SegmentLayout};
 use super::scenario::{ack_problems, parse_action, Action, ConsumerKind, TimedAction};
 use super::subscription::KeySharedMode;
 use super::world::{ClientState, Dispatcher, Partition, TopicRole, World};
-use crate::sim::engine::{EventId, Millis};
-use crate::sim::json_path::PathError;
-use crate::sim::model::{
+use crate::engine::{EventId, Millis};
+use crate::json_path::PathError;
+use crate::model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
     MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View, NO_KEY,
 };

@@ -2,7 +2,7 @@
 //! pending acks, the replay set read before new entries, and the subscription-wide unacked limit.
 //! Picking and batch sizes are `shared_dispatch`'s; this file keeps the books around them.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::BTreeMap;
 
 use super::replay::ReplaySet;

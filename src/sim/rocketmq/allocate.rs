@@ -11,15 +11,15 @@
 //! [`allocate`] is the per-consumer call; [`allocate_group`] computes every consumer's result in one
 //! pass (one ring, one hash per queue) and agrees with [`allocate`] for each client id.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::fmt::Write as _;
 
 use super::types::{java_str_cmp, MessageQueue};
-use crate::sim::hash::md5::rocketmq_md5_hash;
+use crate::hash::md5::rocketmq_md5_hash;
 
 /// `AllocateMessageQueueConsistentHash` default `virtualNodeCnt`.
 pub const DEFAULT_VIRTUAL_NODES: u32 = 10;
@@ -488,7 +488,7 @@ fn consistent_hash_group(ring: &Ring, mq_all: &[MessageQueue], members: &[(&str,
 mod tests {
     use super::*;
 
-    use crate::sim::engine::SplitMix64 as Rng;
+    use crate::engine::SplitMix64 as Rng;
 
     fn mqs(broker: &str, n: u32) -> Vec<MessageQueue> {
         (0..n).map(|i| MessageQueue::new("topic", broker, i)).collect()

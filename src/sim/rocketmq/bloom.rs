@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::sim::hash::murmur3::guava_murmur3_128_as_long;
+use crate::hash::murmur3::guava_murmur3_128_as_long;
 
 /// An upstream `IllegalArgumentException` (or index error), with its Java-style text.
 #[derive(Clone, Debug, PartialEq, Eq)]

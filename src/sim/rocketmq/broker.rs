@@ -10,8 +10,8 @@ use super::identity::{Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::sql92::Expression;
 use super::store::ConsumeQueue;
 use super::types::MessageQueue;
-use crate::sim::engine::Millis;
-use crate::sim::rocketmq::world::OffsetWriter;
+use crate::engine::Millis;
+use crate::rocketmq::world::OffsetWriter;
 
 /// A pull request as the broker sees it, with the identity its response will carry back.
 #[derive(Clone, Debug)]
@@ -103,7 +103,7 @@ pub struct FilterCostSample {
 }
 
 impl Broker {
-    pub fn new(spec: &crate::sim::rocketmq::scenario::BrokerSpec) -> Self {
+    pub fn new(spec: &crate::rocketmq::scenario::BrokerSpec) -> Self {
         let config = FilterManagerConfig {
             design: spec.filter_index,
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,

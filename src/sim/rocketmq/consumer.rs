@@ -8,8 +8,8 @@ use super::events::{MsgId, Name};
 use super::filterapi::SubscriptionData;
 use super::identity::{Incarnation, ProcessQueueId, PullRequestId};
 use super::types::{ConsumeFromWhere, MessageModel, MessageQueue};
-use crate::sim::engine::Millis;
-use crate::sim::rocketmq::scenario::{ConsumeResultPolicy, ConsumerSpec, StartFailurePolicy};
+use crate::engine::Millis;
+use crate::rocketmq::scenario::{ConsumeResultPolicy, ConsumerSpec, StartFailurePolicy};
 
 /// `ProcessQueue.REBALANCE_LOCK_MAX_LIVE_TIME`: an orderly queue whose lock was not renewed for
 /// this long is not consumed until it is locked again.

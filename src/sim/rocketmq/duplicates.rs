@@ -4,7 +4,7 @@
 //! offset was persisted, a RECONSUME_LATER retry. Anything else is a model bug, and the
 //! simulation tests fail on it.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::events::MsgId;

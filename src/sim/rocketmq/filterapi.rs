@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::sim::hash::java_string_hash;
+use crate::hash::java_string_hash;
 
 use super::types::SUB_ALL;
 

@@ -12,9 +12,9 @@ use super::events::{Event, MsgId, Name, PullStatus};
 use super::store::Message;
 use super::types::MessageQueue;
 use super::world::World;
-use crate::sim::engine::digest::{push_decimal, write_line_prefix, DigestMemo, FoldStart};
-use crate::sim::engine::{EventId, LogEntry, Millis, Runs};
-use crate::sim::hash::FNV1A64_OFFSET;
+use crate::engine::digest::{push_decimal, write_line_prefix, DigestMemo, FoldStart};
+use crate::engine::{EventId, LogEntry, Millis, Runs};
+use crate::hash::FNV1A64_OFFSET;
 
 /// The SQL92 verdicts a broker-side filter reports, by their index in a slot.
 const VERDICTS: [&str; 5] = ["TRUE", "FALSE", "NULL", "EVAL_ERROR", "BLOOM_MISS"];
@@ -790,7 +790,7 @@ fn write_line(s: &mut String, entry: &LogEntry<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::rocketmq::scenario::parse_scenario;
+    use crate::rocketmq::scenario::parse_scenario;
 
     /// Pull responses and client-side drops are as many as the messages in a slowly fed group:
     /// they are stored compactly and must decode to exactly the event that was logged.
@@ -844,7 +844,7 @@ mod tests {
     /// what the decoded event's `Display` gives.
     #[test]
     fn lines_written_from_slots_equal_the_decoded_events_lines() {
-        let mut w = World::new(parse_scenario(&crate::sim::presets::load_scenario(3000)).expect("valid"));
+        let mut w = World::new(parse_scenario(&crate::presets::load_scenario(3000)).expect("valid"));
         w.run_to_end();
         let view = w.log();
         let mut kinds = std::collections::BTreeSet::new();

@@ -1,8 +1,8 @@
 //! RocketMQ behind the broker-neutral seam (`sim::model::Simulation`): commands arrive as timeline
 //! JSON, the log is read by index, and the topology is translated into the neutral `View`.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
 
@@ -14,9 +14,9 @@ use super::report::{allocation_by_strategy, group_members, group_warnings};
 use super::scenario::{parse_action, Action, TimedAction};
 use super::types::{MessageModel, MessageQueue};
 use super::world::{is_system_topic, World};
-use crate::sim::engine::{EventId, Millis};
-use crate::sim::json_path::PathError;
-use crate::sim::model::{
+use crate::engine::{EventId, Millis};
+use crate::json_path::PathError;
+use crate::model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
     MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Totals, Trace, View,
 };
@@ -285,7 +285,7 @@ impl World {
     fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>) -> Option<Trace> {
         let cix = |client: &str| consumers.get(client).copied();
         let pid = |m: MsgId| self.messages.get(m as usize).map(|x| x.pid).unwrap_or(u32::MAX);
-        let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key()).unwrap_or(crate::sim::model::NO_KEY);
+        let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key()).unwrap_or(crate::model::NO_KEY);
         Some(match kind {
             Event::MessageStored { msg, offset, .. } => self.trace_stored(*msg, *offset)?,
             Event::Consumed { msg, client, .. } => {
@@ -571,8 +571,8 @@ impl Simulation for World {
 
 #[cfg(test)]
 mod tests {
-    use crate::sim::model::{self, Fate, Simulation, Trace};
-    use crate::sim::presets::by_file;
+    use crate::model::{self, Fate, Simulation, Trace};
+    use crate::presets::by_file;
 
     /// `trace` skims pulls and stored messages off their slots: it must give exactly the facts
     /// of the decoded events.
@@ -581,7 +581,7 @@ mod tests {
         use super::super::scenario::parse_scenario;
         use super::super::world::World;
         use std::collections::BTreeMap;
-        let mut w = World::new(parse_scenario(&crate::sim::presets::load_scenario(3000)).expect("valid"));
+        let mut w = World::new(parse_scenario(&crate::presets::load_scenario(3000)).expect("valid"));
         w.run_to_end();
         let consumers: BTreeMap<&str, u32> =
             w.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as u32)).collect();

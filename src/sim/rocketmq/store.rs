@@ -50,7 +50,7 @@ pub struct Message {
 /// `Message::index_and_retries`: the send index's bits.
 const INDEX_BITS: u32 = 24;
 const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
-const _: () = assert!(crate::sim::scenario::MAX_MESSAGES_PER_SEND <= 1 << INDEX_BITS);
+const _: () = assert!(crate::scenario::MAX_MESSAGES_PER_SEND <= 1 << INDEX_BITS);
 
 impl Message {
     /// A message as the producer sends it: not stored yet, no retries, no origin.
@@ -167,7 +167,7 @@ impl Message {
     /// deterministic here: 127.0.0.1, the producer name's hash as pid, the born time and the
     /// message number. Retry copies keep their origin's key, as they keep its properties.
     pub fn uniq_key(&self) -> String {
-        let pid = crate::sim::hash::java_string_hash(self.producer()) as u16;
+        let pid = crate::hash::java_string_hash(self.producer()) as u16;
         format!("7F000001{pid:04X}00000000{:08X}{:04X}", self.born_at as u32, self.root() as u16)
     }
 }
@@ -183,7 +183,7 @@ fn with_index(template: &str, i: u32) -> String {
 // Per-message records: a regression here multiplies by millions.
 const _: () = assert!(std::mem::size_of::<Message>() <= 48);
 // `Message::broker` and `queue_id` are u16: the scenario caps brokers and queues below that.
-const _: () = assert!(crate::sim::scenario::MAX_ENTITIES <= u16::MAX as usize);
+const _: () = assert!(crate::scenario::MAX_ENTITIES <= u16::MAX as usize);
 const _: () = assert!(super::scenario::MAX_QUEUES <= 1 << 16);
 const _: () = assert!(std::mem::size_of::<CqEntry>() == 4);
 

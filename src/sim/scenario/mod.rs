@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use crate::sim::engine::Millis;
-use crate::sim::json_path::{as_str, Errors, Obj};
+use crate::engine::Millis;
+use crate::json_path::{as_str, Errors, Obj};
 
 pub const FORMAT: &str = "mqviz-scenario/1";
 

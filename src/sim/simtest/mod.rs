@@ -17,8 +17,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde_json::Value;
 
-use crate::sim::engine::{Millis, SplitMix64};
-use crate::sim::model::{self, Simulation};
+use crate::engine::{Millis, SplitMix64};
+use crate::model::{self, Simulation};
 
 /// A broken invariant: which one (a stable name), when, and what was seen.
 #[derive(Clone, Debug, PartialEq, Eq)]

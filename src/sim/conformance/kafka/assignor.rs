@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::read::{array, field, i32_of, object, opt_string, string, strings, topic_lists};
-use crate::sim::conformance::error_value;
-use crate::sim::kafka::assignor::{self, ClientAssignor, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicPartition};
-use crate::sim::kafka::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
-use crate::sim::kafka::uuid::Uuid;
+use crate::conformance::error_value;
+use crate::kafka::assignor::{self, ClientAssignor, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicPartition};
+use crate::kafka::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
+use crate::kafka::uuid::Uuid;
 
 pub fn run(input: &Value) -> Result<Value, String> {
     let name = string(field(input, "assignor")?, "assignor")?;

@@ -37,7 +37,7 @@ mod tests {
 
     /// Runs every case of a shared vector file, when the shared directory is present.
     fn run_file(name: &str) {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance").join(name);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance").join(name);
         let Ok(text) = std::fs::read_to_string(&path) else {
             eprintln!("skipping {}: not found", path.display());
             return;
@@ -80,7 +80,7 @@ mod tests {
     }
 
     /// Replaces one random node of `v` with odd data.
-    fn mutate(v: &mut Value, rng: &mut crate::sim::engine::SplitMix64) {
+    fn mutate(v: &mut Value, rng: &mut crate::engine::SplitMix64) {
         let junk = [
             Value::Null,
             serde_json::json!(-1),
@@ -113,7 +113,7 @@ mod tests {
     /// Odd input never panics: every vector case, mutated a few times, still gives a value.
     #[test]
     fn mutated_vectors_never_panic() {
-        let mut rng = crate::sim::engine::SplitMix64::new(848);
+        let mut rng = crate::engine::SplitMix64::new(848);
         for name in [
             "kafka.assignor.json",
             "kafka.assignor-sample.json",
@@ -121,7 +121,7 @@ mod tests {
             "kafka.subscription_state.json",
             "kafka.reconciliation.json",
         ] {
-            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance").join(name);
+            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance").join(name);
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             let file = parse_vector_file(name, &text).expect("vector file parses");
             for (_, input, _) in &file.cases {

@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::read::{array, field, i64_of, string};
-use crate::sim::conformance::error_value;
-use crate::sim::kafka::murmur2::{murmur2, to_positive};
+use crate::conformance::error_value;
+use crate::kafka::murmur2::{murmur2, to_positive};
 
 fn hex_bytes(hex: &str) -> Result<Vec<u8>, String> {
     if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::read::{field, i32_of, object, string, topic_sets, topic_sets_json};
-use crate::sim::conformance::error_value;
-use crate::sim::kafka::reconciliation::{reconcile, MemberAssignment, MemberState};
+use crate::conformance::error_value;
+use crate::kafka::reconciliation::{reconcile, MemberAssignment, MemberState};
 
 fn member(v: &Value) -> Result<MemberAssignment, String> {
     let state = string(field(v, "state")?, "member.state")?;

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use super::read::{array, field, i32_of, i64_of, opt_i32, opt_i64, opt_string, string, strings};
-use crate::sim::conformance::error_value;
-use crate::sim::kafka::subscription_state::{
+use crate::conformance::error_value;
+use crate::kafka::subscription_state::{
     FetchPosition, FetchState, IsolationLevel, LeaderAndEpoch, OffsetResetStrategy, SubscriptionError, SubscriptionState,
     SubscriptionType, TopicPartition, TopicPartitionState,
 };

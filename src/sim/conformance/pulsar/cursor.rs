@@ -5,11 +5,11 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{In, Res};
-use crate::sim::pulsar::cursor::{
+use crate::pulsar::cursor::{
     default_dead_letter_topic, default_retry_letter_topic, partition_dead_letter_topic, DeadLetterPolicy, InitialPosition,
     ManagedCursor,
 };
-use crate::sim::pulsar::subscription::{
+use crate::pulsar::subscription::{
     check_cumulative_ack, subscribe, Connecting, ExistingDispatcher, KeySharedMode, KeySharedPolicy, SubscriptionType,
 };
 

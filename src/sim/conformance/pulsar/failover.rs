@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use crate::sim::pulsar::failover::{
+use crate::pulsar::failover::{
     pick_active, ActivePickConfig, FailoverEra, FailoverMember, SingleActiveDispatcher, SingleActiveMode,
 };
 

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use crate::sim::hash::java_string_hash;
-use crate::sim::pulsar::hash::{
+use crate::hash::java_string_hash;
+use crate::pulsar::hash::{
     consistent_sticky_hash, java_string_make_hash, make_hash, murmur3_raw, range_selector_sticky_hash, segment_hash,
     SegmentHashEra,
 };

@@ -6,10 +6,10 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{as_u32, ranges, In, Res};
-use crate::sim::pulsar::defaults::KEY_SHARED_CONSISTENT_HASHING_REPLICA_POINTS;
-use crate::sim::pulsar::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
-use crate::sim::pulsar::key_shared::consistent_ring::{point_hash, point_key};
-use crate::sim::pulsar::key_shared::{
+use crate::pulsar::defaults::KEY_SHARED_CONSISTENT_HASHING_REPLICA_POINTS;
+use crate::pulsar::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
+use crate::pulsar::key_shared::consistent_ring::{point_hash, point_key};
+use crate::pulsar::key_shared::{
     sticky_key, ConsistentHashRing, DrainingHashesTracker, EntryKeys, RangeSplitSelector, StickyKeySelector, StickyRangeSelector,
     UnblockNotice,
 };

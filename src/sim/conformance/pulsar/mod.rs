@@ -7,7 +7,7 @@
 //! names with the same input). `name_requested_defaults` copies those names into the input when
 //! the vector file is read; the values still come from `sim::pulsar::defaults`.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 
 mod cursor;
 mod failover;
@@ -21,7 +21,7 @@ mod shared_dispatch;
 use serde_json::{Map, Value};
 
 use super::error_value;
-use crate::sim::pulsar::defaults::{area_defaults, lookup, DefaultValue, DefaultsArea};
+use crate::pulsar::defaults::{area_defaults, lookup, DefaultValue, DefaultsArea};
 
 /// Runs one case of a pulsar kind; `Err` for a kind this module does not know.
 pub fn run(kind: &str, input: &Value) -> Result<Value, String> {
@@ -145,7 +145,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::sim::conformance::{matches, parse_vector_file, run_case};
+    use crate::conformance::{matches, parse_vector_file, run_case};
 
     #[test]
     fn defaults_names_come_from_expected_keys() {
@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_value_not_a_panic() {
-        for kind in crate::sim::conformance::SUPPORTED_KINDS.iter().filter(|k| k.starts_with("pulsar.")) {
+        for kind in crate::conformance::SUPPORTED_KINDS.iter().filter(|k| k.starts_with("pulsar.")) {
             for input in
                 [json!(null), json!(7), json!({}), json!({"op": 3}), json!({"op": "nope"}), json!({"op": "defaults", "names": 5})]
             {
@@ -188,7 +188,7 @@ mod tests {
     /// Every case of every public pulsar vector file, through the same path as `mqviz conformance`.
     #[test]
     fn pulsar_vector_files() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
         if !dir.is_dir() {
             eprintln!("note: {} not found; pulsar vector files skipped", dir.display());
             return;

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use crate::sim::pulsar::hash::HashingScheme;
-use crate::sim::pulsar::routing::{default_partition_switch_ms, partition_topic_name, PartitionRouter};
+use crate::pulsar::hash::HashingScheme;
+use crate::pulsar::routing::{default_partition_switch_ms, partition_topic_name, PartitionRouter};
 
 pub fn run(input: &Value) -> Res<Value> {
     let i = In::root(input)?;

@@ -5,9 +5,9 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{In, Res};
-use crate::sim::engine::SplitMix64;
-use crate::sim::pulsar::hash::{segment_hash, SegmentHashEra};
-use crate::sim::pulsar::scalable::{
+use crate::engine::SplitMix64;
+use crate::pulsar::hash::{segment_hash, SegmentHashEra};
+use crate::pulsar::scalable::{
     compute_assignment, Assignment, AssignmentEra, Backoff, ControlledConsumerType, CoordinatorConfig, DrainState, LayoutError,
     ScalableTopicName, SegmentLayout, SubscriptionCoordinator,
 };

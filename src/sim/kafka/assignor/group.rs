@@ -2,12 +2,12 @@
 //! `partitionsPerTopic` holds only subscribed topics that have metadata and partitions, and a
 //! partition is a global id (`gid`) in `TopicPartition` order (topic name, then partition).
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, HashMap};
 
 use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName, MAX_PARTITIONS_PER_TOPIC};
-use crate::sim::kafka::fast_hash::LookupMap;
-use crate::sim::kafka::java_order::{iteration_order, java_string_cmp, java_string_hash, TableInit};
+use crate::kafka::fast_hash::LookupMap;
+use crate::kafka::java_order::{iteration_order, java_string_cmp, java_string_hash, TableInit};
 
 /// "No member" / "no partition" in index arrays.
 pub(super) const NONE: u32 = u32::MAX;

@@ -3,7 +3,7 @@
 //! pass runs first, co-partitioned topics (same consumers, same partition count) moving together;
 //! balance per topic is never given up for rack alignment.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::group::Group;

@@ -3,13 +3,13 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::sim::engine::Millis;
-use crate::sim::json_path::{as_str, Errors, Obj};
-use crate::sim::kafka::assignor::ClientAssignor;
-use crate::sim::kafka::fetch_state::OffsetResetStrategy;
-use crate::sim::kafka::server_assignor::ServerAssignor;
-use crate::sim::kafka::subscription_state::IsolationLevel;
-use crate::sim::scenario::MAX_TIME;
+use crate::engine::Millis;
+use crate::json_path::{as_str, Errors, Obj};
+use crate::kafka::assignor::ClientAssignor;
+use crate::kafka::fetch_state::OffsetResetStrategy;
+use crate::kafka::server_assignor::ServerAssignor;
+use crate::kafka::subscription_state::IsolationLevel;
+use crate::scenario::MAX_TIME;
 
 /// What the simulated application does after processing each batch returned by `poll()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,9 @@ pub use config::{ConfigOverrides, ConsumerConfig, ManualCommit};
 pub use parse::{check_consumer_config, parse_action, parse_partition_ref, parse_scenario, parse_scenario_value};
 pub use write::{action_value, timed_action_value};
 
-use crate::sim::engine::Millis;
-use crate::sim::kafka::assignor::ClientAssignor;
-use crate::sim::kafka::server_assignor::ServerAssignor;
+use crate::engine::Millis;
+use crate::kafka::assignor::ClientAssignor;
+use crate::kafka::server_assignor::ServerAssignor;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {

@@ -1,17 +1,17 @@
 //! Reading and validating the Kafka section of a scenario. Every error names its JSON path;
 //! nothing panics.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use super::config::{read_assignors, read_overrides, ConfigOverrides, ConsumerConfig};
 use super::*;
-use crate::sim::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
-use crate::sim::kafka::pattern::TopicPattern;
-use crate::sim::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME};
+use crate::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
+use crate::kafka::pattern::TopicPattern;
+use crate::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME};
 
 /// The largest partition count of a topic (the assignors refuse far larger counts).
 pub const MAX_PARTITIONS: u64 = 100_000;
@@ -144,7 +144,7 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let mut o = Obj::new(v, path, e)?;
     let name = o.req_str("name", e).map(str::to_string);
     let partitions = o.req_u64_in("partitions", 1, MAX_PARTITIONS, e);
-    let leaders = crate::sim::scenario::string_list(&mut o, "leaders", e);
+    let leaders = crate::scenario::string_list(&mut o, "leaders", e);
     o.finish(e);
     let name = non_empty(name?, &format!("{path}.name"), e)?;
     if name.len() > 249 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-') {
@@ -235,7 +235,7 @@ fn read_group(
 }
 
 fn read_subscription(o: &mut Obj, path: &str, e: &mut Errors) -> Option<SubscriptionSpec> {
-    let topics = o.get("subscribe").is_some().then(|| crate::sim::scenario::string_list(o, "subscribe", e));
+    let topics = o.get("subscribe").is_some().then(|| crate::scenario::string_list(o, "subscribe", e));
     let pattern = o.str("subscribePattern", e).map(str::to_string);
     let assign = o.get("assign").is_some().then(|| partition_list(o, "assign", e));
     let given = [topics.is_some(), pattern.is_some(), assign.is_some()].iter().filter(|x| **x).count();
@@ -345,7 +345,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
         "subscribe" => {
             let client_id = client(&mut o, e);
             o.required("topics", e);
-            let topics = crate::sim::scenario::string_list(&mut o, "topics", e);
+            let topics = crate::scenario::string_list(&mut o, "topics", e);
             if topics.is_empty() {
                 e.push(&format!("{path}.topics"), "subscribe needs at least one topic (use unsubscribe)");
             }
@@ -375,7 +375,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
             let group = group(&mut o, e);
             let name = o.req_str("assignor", e);
             let assignor = name.and_then(|n| {
-                let a = crate::sim::kafka::server_assignor::ServerAssignor::from_name(n);
+                let a = crate::kafka::server_assignor::ServerAssignor::from_name(n);
                 if a.is_none() {
                     e.push(&format!("{path}.assignor"), format!("unknown server assignor {n:?} (expected uniform or range)"));
                 }

@@ -152,9 +152,9 @@ pub fn timed_action_value(a: &TimedAction) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::kafka::fetch_state::OffsetResetStrategy;
-    use crate::sim::kafka::server_assignor::ServerAssignor;
-    use crate::sim::kafka::subscription_state::IsolationLevel;
+    use crate::kafka::fetch_state::OffsetResetStrategy;
+    use crate::kafka::server_assignor::ServerAssignor;
+    use crate::kafka::subscription_state::IsolationLevel;
 
     fn round_trip(a: Action) {
         let timed = TimedAction { at: 1234, action: a };

@@ -4,8 +4,8 @@
 
 use super::spec::{GroupSpec, SubscriptionType, Target};
 use super::AssignorError;
-use crate::sim::kafka::java_order::java_string_cmp;
-use crate::sim::sort::StableSort;
+use crate::kafka::java_order::java_string_cmp;
+use crate::sort::StableSort;
 
 struct TopicRanges {
     partitions: i32,

@@ -4,13 +4,13 @@
 //! as a `HashMap<Uuid, HashSet<Integer>>`. Only the homogeneous uniform builder depends on the
 //! last two, so they are computed on request.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::{GroupAssignment, ServerMember, TopicName, TopicsImage};
-use crate::sim::kafka::fast_hash::LookupMap;
-use crate::sim::kafka::java_order::{iteration_order, java_string_hash, TableInit};
-use crate::sim::kafka::uuid::Uuid;
+use crate::kafka::fast_hash::LookupMap;
+use crate::kafka::java_order::{iteration_order, java_string_hash, TableInit};
+use crate::kafka::uuid::Uuid;
 
 /// `SubscriptionType`: homogeneous iff every subscribed topic name has as many subscribers as
 /// the group has members (names unknown to the image count too).

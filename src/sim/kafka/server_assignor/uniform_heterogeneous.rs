@@ -4,7 +4,7 @@
 //! subscriber; then up to 16 passes move the highest partitions of the most loaded subscribers of
 //! each shared topic to the least loaded ones until no pass moves anything.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::cmp::Ordering;
 
 use super::spec::{GroupSpec, Target};

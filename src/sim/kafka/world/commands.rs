@@ -3,8 +3,8 @@
 
 use super::consumer::Life;
 use super::*;
-use crate::sim::kafka::fetch_state::OffsetResetStrategy;
-use crate::sim::kafka::scenario::{self as sc, Action as Cmd, PartitionRef, SeekTarget};
+use crate::kafka::fetch_state::OffsetResetStrategy;
+use crate::kafka::scenario::{self as sc, Action as Cmd, PartitionRef, SeekTarget};
 
 /// One line describing a command, for the log.
 fn describe(cmd: &Cmd) -> String {

@@ -6,9 +6,9 @@
 use super::consumer::CommitPurpose;
 use super::member_classic::ClientState;
 use super::*;
-use crate::sim::kafka::events::CommitKind;
-use crate::sim::kafka::scenario::GroupProtocol;
-use crate::sim::sort::StableSort;
+use crate::kafka::events::CommitKind;
+use crate::kafka::scenario::GroupProtocol;
+use crate::sort::StableSort;
 
 #[derive(Clone, Debug)]
 pub struct CommitRequest {
@@ -174,7 +174,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::kafka::scenario::parse_scenario;
+    use crate::kafka::scenario::parse_scenario;
 
     fn world(protocol: &str) -> World {
         let text = format!(

@@ -6,17 +6,17 @@
 //! collect buffered records up to `max.poll.records`, send fetches. With nothing to return it
 //! blocks until data arrives or its timeout expires.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::member_classic::ClassicClient;
 use super::member_kip848::ModernClient;
 use super::*;
-use crate::sim::kafka::events::CommitKind;
-use crate::sim::kafka::fetch_state::{FetchState, LeaderAndEpoch};
-use crate::sim::kafka::pattern::TopicPattern;
-use crate::sim::kafka::scenario::{ConfigOverrides, ConsumerConfig, ConsumerSpec, GroupProtocol, ManualCommit, SubscriptionSpec};
-use crate::sim::kafka::subscription_state::SubscriptionState;
+use crate::kafka::events::CommitKind;
+use crate::kafka::fetch_state::{FetchState, LeaderAndEpoch};
+use crate::kafka::pattern::TopicPattern;
+use crate::kafka::scenario::{ConfigOverrides, ConsumerConfig, ConsumerSpec, GroupProtocol, ManualCommit, SubscriptionSpec};
+use crate::kafka::subscription_state::SubscriptionState;
 
 /// Where a consumer is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +140,7 @@ pub struct Consumer {
 }
 
 impl Consumer {
-    pub fn new(scenario: &crate::sim::kafka::scenario::Scenario, group: usize, spec: &ConsumerSpec) -> Consumer {
+    pub fn new(scenario: &crate::kafka::scenario::Scenario, group: usize, spec: &ConsumerSpec) -> Consumer {
         let g = &scenario.groups[group];
         let config = g.config.with(&spec.overrides);
         Consumer {

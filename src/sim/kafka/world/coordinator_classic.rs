@@ -6,11 +6,11 @@
 //! `members` is a Java `HashMap` upstream; its iteration order (the `MemberTable`) decides the
 //! protocol vote's ties, the next leader and the order of the leader's member list.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::sim::kafka::classic_group::{select_protocol, MemberTable};
+use crate::kafka::classic_group::{select_protocol, MemberTable};
 
 /// `group.min.session.timeout.ms` / `group.max.session.timeout.ms`.
 pub const MIN_SESSION_TIMEOUT: Millis = 6_000;
@@ -310,14 +310,14 @@ impl World {
     }
 
     pub(super) fn serve_join(&mut self, g: usize, r: JoinRequest) {
-        if self.groups[g].protocol != crate::sim::kafka::scenario::GroupProtocol::Classic {
+        if self.groups[g].protocol != crate::kafka::scenario::GroupProtocol::Classic {
             if !self.groups[g].modern.members.is_empty() {
                 let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
                 self.emit(Event::JoinRejected { group, client, error: "INCONSISTENT_GROUP_PROTOCOL" });
                 self.send_join_response(r.c, r.inc, Err(("INCONSISTENT_GROUP_PROTOCOL", r.member.clone())));
                 return;
             }
-            self.groups[g].protocol = crate::sim::kafka::scenario::GroupProtocol::Classic;
+            self.groups[g].protocol = crate::kafka::scenario::GroupProtocol::Classic;
         }
         if !(MIN_SESSION_TIMEOUT..=MAX_SESSION_TIMEOUT).contains(&r.session_timeout) {
             let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
@@ -736,7 +736,7 @@ impl World {
         generation: i32,
     ) {
         let grp = &self.groups[g].classic;
-        let error = if self.groups[g].protocol != crate::sim::kafka::scenario::GroupProtocol::Classic {
+        let error = if self.groups[g].protocol != crate::kafka::scenario::GroupProtocol::Classic {
             Some("UNKNOWN_MEMBER_ID")
         } else if let Some(e) = grp.validate_member(&member, instance.as_deref()) {
             Some(e)

@@ -4,16 +4,16 @@
 //! previous *target*; each member is reconciled towards it (`reconciliation::reconcile`: revoke
 //! before assign, partitions still owned elsewhere stay UNRELEASED).
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::sim::kafka::java_order::{iteration_order, java_string_hash, TableInit};
-use crate::sim::kafka::reconciliation::{
+use crate::kafka::java_order::{iteration_order, java_string_hash, TableInit};
+use crate::kafka::reconciliation::{
     check_heartbeat_epoch, reconcile, MemberAssignment, MemberState, PartitionEpochs, Partitions, TargetAssignment,
 };
-use crate::sim::kafka::scenario::GroupProtocol;
-use crate::sim::kafka::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
+use crate::kafka::scenario::GroupProtocol;
+use crate::kafka::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
 
 /// `ConsumerGroupState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,7 +283,7 @@ impl World {
     }
 
     fn new_uuid_member_id(&mut self) -> Name {
-        let u = crate::sim::kafka::uuid::Uuid::new(self.rng.next_u64() as i64, self.rng.next_u64() as i64);
+        let u = crate::kafka::uuid::Uuid::new(self.rng.next_u64() as i64, self.rng.next_u64() as i64);
         Name::from(u.to_string())
     }
 

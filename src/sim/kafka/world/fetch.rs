@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use super::consumer::Completed;
 use super::*;
-use crate::sim::kafka::fetch_state::{FetchPosition, FetchState, OffsetResetStrategy};
-use crate::sim::kafka::scenario::GroupProtocol;
+use crate::kafka::fetch_state::{FetchPosition, FetchState, OffsetResetStrategy};
+use crate::kafka::scenario::GroupProtocol;
 
 /// A committed offset and the leader epoch of the record before it.
 pub type Committed = (u64, Option<i32>);

@@ -4,14 +4,14 @@
 //! `onJoinComplete` (COOPERATIVE: revoke what moved and rejoin), the heartbeat thread and
 //! `max.poll.interval.ms`.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::consumer::CommitPurpose;
 use super::coordinator_classic::{JoinMeta, JoinOk, JoinRequest, SyncRequest};
 use super::*;
-use crate::sim::kafka::assignor::{self, ClientAssignor, ClientMember, Cluster, TopicMetadata};
-use crate::sim::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
+use crate::kafka::assignor::{self, ClientAssignor, ClientMember, Cluster, TopicMetadata};
+use crate::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
 
 /// `AbstractCoordinator.MemberState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,13 +3,13 @@
 //! (revocations first, committing before them with auto-commit, then the added partitions),
 //! acknowledge at once, and rejoin after being fenced or after `max.poll.interval.ms`.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::BTreeSet;
 
 use super::consumer::CommitPurpose;
 use super::coordinator_kip848::{CgHeartbeatRequest, CgHeartbeatResponse};
 use super::*;
-use crate::sim::kafka::reconciliation::Partitions;
+use crate::kafka::reconciliation::Partitions;
 
 /// `MemberState` of the client's membership manager.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use super::events::{Event, MsgId, Name, Part};
 use super::scenario::{Scenario, TimedAction};
-use crate::sim::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
-use crate::sim::kafka::assignor::TopicPartition;
-use crate::sim::kafka::uuid::Uuid;
-use crate::sim::model::Fate;
+use crate::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
+use crate::kafka::assignor::TopicPartition;
+use crate::kafka::uuid::Uuid;
+use crate::model::Fate;
 
 mod commands;
 mod commit;
@@ -64,192 +64,46 @@ pub struct Group {
 #[derive(Clone, Debug)]
 pub(crate) enum Action {
     Command(super::scenario::Action),
-    ProduceNext {
-        producer: usize,
-        send: usize,
-        i: u32,
-    },
-    ProduceArrive {
-        producer: usize,
-        pid: u32,
-        records: Vec<produce::Pending>,
-    },
+    ProduceNext { producer: usize, send: usize, i: u32 },
+    ProduceArrive { producer: usize, pid: u32, records: Vec<produce::Pending> },
 
-    Poll {
-        c: usize,
-        inc: u32,
-        seq: u64,
-    },
-    ProcessingDone {
-        c: usize,
-        inc: u32,
-        records: u32,
-    },
+    Poll { c: usize, inc: u32, seq: u64 },
+    ProcessingDone { c: usize, inc: u32, records: u32 },
 
-    MetadataArrive {
-        c: usize,
-        inc: u32,
-    },
-    MetadataResponse {
-        c: usize,
-        inc: u32,
-        snapshot: Arc<fetch::MetadataSnapshot>,
-    },
-    MetadataRefresh {
-        c: usize,
-        inc: u32,
-        seq: u64,
-    },
-    FetchArrive {
-        broker: usize,
-        request: fetch::FetchRequest,
-    },
-    FetchWaitExpired {
-        broker: usize,
-        id: u64,
-    },
-    FetchResponse {
-        c: usize,
-        inc: u32,
-        broker: usize,
-        parts: Vec<fetch::FetchPart>,
-    },
-    ListOffsetsArrive {
-        broker: usize,
-        c: usize,
-        inc: u32,
-        parts: Vec<(u32, crate::sim::kafka::fetch_state::OffsetResetStrategy)>,
-    },
-    ListOffsetsResponse {
-        c: usize,
-        inc: u32,
-        parts: Vec<fetch::ListOffsetsPart>,
-    },
-    EpochsArrive {
-        broker: usize,
-        c: usize,
-        inc: u32,
-        parts: Vec<fetch::EpochRequestPart>,
-    },
-    EpochsResponse {
-        c: usize,
-        inc: u32,
-        parts: Vec<fetch::EpochResponsePart>,
-    },
+    MetadataArrive { c: usize, inc: u32 },
+    MetadataResponse { c: usize, inc: u32, snapshot: Arc<fetch::MetadataSnapshot> },
+    MetadataRefresh { c: usize, inc: u32, seq: u64 },
+    FetchArrive { broker: usize, request: fetch::FetchRequest },
+    FetchWaitExpired { broker: usize, id: u64 },
+    FetchResponse { c: usize, inc: u32, broker: usize, parts: Vec<fetch::FetchPart> },
+    ListOffsetsArrive { broker: usize, c: usize, inc: u32, parts: Vec<(u32, crate::kafka::fetch_state::OffsetResetStrategy)> },
+    ListOffsetsResponse { c: usize, inc: u32, parts: Vec<fetch::ListOffsetsPart> },
+    EpochsArrive { broker: usize, c: usize, inc: u32, parts: Vec<fetch::EpochRequestPart> },
+    EpochsResponse { c: usize, inc: u32, parts: Vec<fetch::EpochResponsePart> },
 
-    CommitArrive {
-        g: usize,
-        request: commit::CommitRequest,
-    },
-    CommitResponse {
-        c: usize,
-        inc: u32,
-        id: u64,
-        error: Option<&'static str>,
-    },
-    OffsetFetchArrive {
-        g: usize,
-        c: usize,
-        inc: u32,
-        pids: Vec<u32>,
-    },
-    OffsetFetchResponse {
-        c: usize,
-        inc: u32,
-        offsets: Vec<(u32, Option<fetch::Committed>)>,
-    },
+    CommitArrive { g: usize, request: commit::CommitRequest },
+    CommitResponse { c: usize, inc: u32, id: u64, error: Option<&'static str> },
+    OffsetFetchArrive { g: usize, c: usize, inc: u32, pids: Vec<u32> },
+    OffsetFetchResponse { c: usize, inc: u32, offsets: Vec<(u32, Option<fetch::Committed>)> },
 
-    JoinArrive {
-        g: usize,
-        request: coordinator_classic::JoinRequest,
-    },
-    JoinResponse {
-        c: usize,
-        inc: u32,
-        response: coordinator_classic::JoinResponse,
-    },
-    SyncArrive {
-        g: usize,
-        request: coordinator_classic::SyncRequest,
-    },
-    SyncResponse {
-        c: usize,
-        inc: u32,
-        generation: i32,
-        result: Result<Vec<TopicPartition>, &'static str>,
-    },
-    HeartbeatTick {
-        c: usize,
-        inc: u32,
-        seq: u64,
-    },
-    HeartbeatArrive {
-        g: usize,
-        c: usize,
-        inc: u32,
-        member: Name,
-        instance: Option<Name>,
-        generation: i32,
-    },
-    HeartbeatResponse {
-        c: usize,
-        inc: u32,
-        generation: i32,
-        member: Name,
-        error: Option<&'static str>,
-    },
-    LeaveArrive {
-        g: usize,
-        member: Name,
-        instance: Option<Name>,
-        reason: &'static str,
-    },
-    InitialJoinDelay {
-        g: usize,
-        round: u64,
-        delay: Millis,
-        remaining: Millis,
-    },
-    JoinTimeout {
-        g: usize,
-        round: u64,
-    },
-    SyncTimeout {
-        g: usize,
-        generation: i32,
-        round: u64,
-    },
-    SessionExpiry {
-        g: usize,
-        member: Name,
-        token: u64,
-    },
+    JoinArrive { g: usize, request: coordinator_classic::JoinRequest },
+    JoinResponse { c: usize, inc: u32, response: coordinator_classic::JoinResponse },
+    SyncArrive { g: usize, request: coordinator_classic::SyncRequest },
+    SyncResponse { c: usize, inc: u32, generation: i32, result: Result<Vec<TopicPartition>, &'static str> },
+    HeartbeatTick { c: usize, inc: u32, seq: u64 },
+    HeartbeatArrive { g: usize, c: usize, inc: u32, member: Name, instance: Option<Name>, generation: i32 },
+    HeartbeatResponse { c: usize, inc: u32, generation: i32, member: Name, error: Option<&'static str> },
+    LeaveArrive { g: usize, member: Name, instance: Option<Name>, reason: &'static str },
+    InitialJoinDelay { g: usize, round: u64, delay: Millis, remaining: Millis },
+    JoinTimeout { g: usize, round: u64 },
+    SyncTimeout { g: usize, generation: i32, round: u64 },
+    SessionExpiry { g: usize, member: Name, token: u64 },
 
-    CgHeartbeatTick {
-        c: usize,
-        inc: u32,
-        seq: u64,
-    },
-    CgHeartbeatArrive {
-        g: usize,
-        request: coordinator_kip848::CgHeartbeatRequest,
-    },
-    CgHeartbeatResponse {
-        c: usize,
-        inc: u32,
-        response: coordinator_kip848::CgHeartbeatResponse,
-    },
-    CgSessionExpiry {
-        g: usize,
-        member: Name,
-        token: u64,
-    },
-    CgRebalanceTimeout {
-        g: usize,
-        member: Name,
-        epoch: i32,
-        token: u64,
-    },
+    CgHeartbeatTick { c: usize, inc: u32, seq: u64 },
+    CgHeartbeatArrive { g: usize, request: coordinator_kip848::CgHeartbeatRequest },
+    CgHeartbeatResponse { c: usize, inc: u32, response: coordinator_kip848::CgHeartbeatResponse },
+    CgSessionExpiry { g: usize, member: Name, token: u64 },
+    CgRebalanceTimeout { g: usize, member: Name, epoch: i32, token: u64 },
 }
 
 /// The whole simulation state: a plain value, cloneable as a checkpoint.
@@ -274,7 +128,7 @@ pub struct World {
     pub deliveries: Vec<Vec<u16>>,
     /// Keys in order of first use: a key's index is its colour key (at most `MAX_KEY_COLOURS`).
     pub key_labels: Vec<Name>,
-    key_index: crate::sim::kafka::fast_hash::LookupMap<Name, u32>,
+    key_index: crate::kafka::fast_hash::LookupMap<Name, u32>,
     /// (message, log event) pairs: the provenance index.
     pub msg_events: Vec<(MsgId, EventId)>,
     /// Held fetches (long polling), by id.
@@ -355,7 +209,7 @@ impl World {
     /// The broker that coordinates a group: `abs(hash(group)) % 50` picks the `__consumer_offsets`
     /// partition, whose leader is taken round-robin over the brokers.
     fn coordinator_for(&self, group: &str) -> usize {
-        let h = crate::sim::kafka::java_order::java_string_hash(group);
+        let h = crate::kafka::java_order::java_string_hash(group);
         let offsets_partition = (h & 0x7fff_ffff) as usize % 50;
         offsets_partition % self.brokers.len().max(1)
     }
@@ -475,12 +329,12 @@ impl World {
 
     /// The colour key of a record key, given in order of first use.
     fn key_colour(&mut self, key: Option<&str>) -> u32 {
-        let Some(key) = key else { return crate::sim::model::NO_KEY };
+        let Some(key) = key else { return crate::model::NO_KEY };
         if let Some(k) = self.key_index.get(key) {
             return *k;
         }
         if self.key_labels.len() >= MAX_KEY_COLOURS {
-            return crate::sim::model::NO_KEY;
+            return crate::model::NO_KEY;
         }
         let name = Name::from(key);
         self.key_labels.push(name.clone());

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::sim::kafka::scenario::TopicSpec;
+use crate::kafka::scenario::TopicSpec;
 
 /// One record in a partition log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::*;
-use crate::sim::kafka::events::Choice;
-use crate::sim::kafka::partitioner::{PartitionChoice, Partitioner, PartitionerKind, TopicView};
-use crate::sim::kafka::scenario::{PartitionerSpec, ProducerSpec, SendSpec};
+use crate::kafka::events::Choice;
+use crate::kafka::partitioner::{PartitionChoice, Partitioner, PartitionerKind, TopicView};
+use crate::kafka::scenario::{PartitionerSpec, ProducerSpec, SendSpec};
 
 /// Bytes a record adds to a batch besides its key and value (attributes, deltas, lengths,
 /// headers count): what the uniform sticky partitioner counts towards `batch.size`.
@@ -184,7 +184,7 @@ impl World {
         if choice == Choice::Sticky {
             self.producers[producer].partitioner.record_appended(&spec.topic, bytes, true, &plan.view, &mut self.rng);
         }
-        let key_colour = if plan.key.is_some() { self.key_colour(Some(key.as_str())) } else { crate::sim::model::NO_KEY };
+        let key_colour = if plan.key.is_some() { self.key_colour(Some(key.as_str())) } else { crate::model::NO_KEY };
         let pid = self.topics[plan.topic].pids[chosen.partition() as usize];
         self.producers[producer].sent += 1;
         Some((pid, Pending { send: send as u32, index: i, key_colour, bytes, born_at: self.now, choice }))

@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn backlog_matches_a_brute_force_count() {
-        let mut rng = crate::sim::engine::SplitMix64::new(9);
+        let mut rng = crate::engine::SplitMix64::new(9);
         let mut c = ManagedCursor::create(InitialPosition::Earliest, 0, 199);
         let mut acked = [false; 200];
         for _ in 0..2_000 {

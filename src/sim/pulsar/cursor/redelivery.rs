@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::super::defaults::{ACK_TIMEOUT_MIN_MS, ACK_TIMEOUT_TICK_MS, MIN_NACK_DELAY_MS, NEGATIVE_ACK_REDELIVERY_DELAY_MS};
 use super::super::routing::partition_topic_name;
-use crate::sim::engine::Millis;
+use crate::engine::Millis;
 
 /// How long a negatively acked message waits.
 #[derive(Clone, Copy, Debug, PartialEq)]

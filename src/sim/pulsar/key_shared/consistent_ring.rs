@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::selector::HashRangeAssignment;
-use crate::sim::pulsar::hash::{consistent_sticky_hash, KEY_HASH_RANGE_SIZE};
+use crate::pulsar::hash::{consistent_sticky_hash, KEY_HASH_RANGE_SIZE};
 
 /// The consistent-hashing selector's key-hash range.
 pub const RING_HASH_START: u32 = 1;

@@ -10,13 +10,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::draining::DrainingHashesTracker;
 use super::pending::PendingAcks;
 use super::selector::{in_ranges, lost_ranges, KeySharedError, StickyKeySelector};
-use crate::sim::engine::{IdMap, Millis};
-use crate::sim::pulsar::defaults::{
+use crate::engine::{IdMap, Millis};
+use crate::pulsar::defaults::{
     KEY_SHARED_LOOK_AHEAD_PER_CONSUMER, KEY_SHARED_LOOK_AHEAD_PER_SUBSCRIPTION, KEY_SHARED_UNBLOCKING_INTERVAL_MS,
     MAX_UNACKED_MESSAGES_PER_CONSUMER,
 };
-use crate::sim::pulsar::replay::ReplaySet;
-use crate::sim::pulsar::shared_dispatch::{LimitChange, UnackedLimit};
+use crate::pulsar::replay::ReplaySet;
+use crate::pulsar::shared_dispatch::{LimitChange, UnackedLimit};
 
 /// Dispatcher settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,10 +471,10 @@ impl KeySharedDispatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::pulsar::key_shared::consistent_ring::ConsistentHashRing;
+    use crate::pulsar::key_shared::consistent_ring::ConsistentHashRing;
 
     fn hash(key: &str) -> u32 {
-        crate::sim::pulsar::hash::consistent_sticky_hash(key.as_bytes())
+        crate::pulsar::hash::consistent_sticky_hash(key.as_bytes())
     }
 
     fn dispatcher(config: KeySharedConfig, names: &[&str]) -> KeySharedDispatcher {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::sim::pulsar::hash::STICKY_KEY_HASH_NOT_SET;
+use crate::pulsar::hash::STICKY_KEY_HASH_NOT_SET;
 
 /// One draining hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -93,7 +93,7 @@ impl<V: Copy + Eq> Eq for PendingAcks<V> {}
 #[cfg(test)]
 mod tests {
     use super::PendingAcks;
-    use crate::sim::engine::SplitMix64;
+    use crate::engine::SplitMix64;
     use std::collections::BTreeMap;
 
     /// Sends mostly ascending, acks in any order, replays of low positions: same as a `BTreeMap`.

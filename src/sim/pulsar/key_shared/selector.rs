@@ -8,7 +8,7 @@ use std::fmt;
 use super::consistent_ring::{ConsistentHashRing, RING_HASH_END, RING_HASH_START};
 use super::range_split::RangeSplitSelector;
 use super::sticky_ranges::StickyRangeSelector;
-use crate::sim::pulsar::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
+use crate::pulsar::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
 
 /// An inclusive hash range and its owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -237,7 +237,7 @@ mod tests {
     /// Hash by hash, on real rings: what each consumer owned before and not after.
     #[test]
     fn lost_ranges_match_a_hash_by_hash_comparison() {
-        use crate::sim::pulsar::key_shared::ConsistentHashRing;
+        use crate::pulsar::key_shared::ConsistentHashRing;
         let owner = |snapshot: &[HashRangeAssignment], h: u32| {
             let i = snapshot.partition_point(|r| r.end < h);
             snapshot.get(i).filter(|r| r.start <= h).map(|r| r.consumer)

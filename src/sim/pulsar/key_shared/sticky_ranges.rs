@@ -1,7 +1,7 @@
 //! STICKY mode: user-defined, exclusive hash ranges (spec §1.4.4). A message whose slot no range
 //! covers has no consumer and stays in the backlog. STICKY never uses draining hashes.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 use super::selector::{HashRangeAssignment, KeySharedError};

@@ -9,13 +9,13 @@
 //! - #26434: drained sealed segments still take round-robin slots, so a consumer can end up with
 //!   nothing but dead segments.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::BTreeSet;
 
 use super::hash_range::HashRange;
 use super::layout::{SegmentInfo, SegmentLayout};
 use super::topic_name::ScalableTopicName;
-use crate::sim::pulsar::hash::java_string_compare;
+use crate::pulsar::hash::java_string_compare;
 
 /// Which upstream version of `computeAssignment`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

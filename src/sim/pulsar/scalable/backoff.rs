@@ -1,8 +1,8 @@
 //! The drain poller's backoff (`Backoff`, builder form; spec §4.5, §8 drain poll): 2 s doubling
 //! to 15 min, each delay shortened by a random 0-10 % but never below the initial delay.
 
-use crate::sim::engine::{Millis, SplitMix64};
-use crate::sim::pulsar::defaults::{DRAIN_INITIAL_DELAY_MS, DRAIN_MAX_DELAY_MS};
+use crate::engine::{Millis, SplitMix64};
+use crate::pulsar::defaults::{DRAIN_INITIAL_DELAY_MS, DRAIN_MAX_DELAY_MS};
 
 /// Exponential backoff state.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use super::assignment::{compute_assignment, AssignedSegment, Assignment, Assignm
 use super::backoff::Backoff;
 use super::layout::SegmentLayout;
 use super::topic_name::ScalableTopicName;
-use crate::sim::engine::{Millis, SplitMix64};
-use crate::sim::pulsar::defaults::{CONSUMER_SESSION_GRACE_PERIOD_MS, DRAIN_INITIAL_DELAY_MS, DRAIN_MAX_DELAY_MS};
+use crate::engine::{Millis, SplitMix64};
+use crate::pulsar::defaults::{CONSUMER_SESSION_GRACE_PERIOD_MS, DRAIN_INITIAL_DELAY_MS, DRAIN_MAX_DELAY_MS};
 
 /// Controller-driven consumer types. QUEUE consumers have no coordinator (see `controller::queue_segments`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! over the active segments in hash-range order.
 
 use super::layout::{LayoutError, SegmentLayout};
-use crate::sim::pulsar::hash::{segment_hash, SegmentHashEra};
-use crate::sim::sort::StableSort;
+use crate::pulsar::hash::{segment_hash, SegmentHashEra};
+use crate::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentRouter {

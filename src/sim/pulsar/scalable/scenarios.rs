@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use super::coordinator::{is_segment_drained, ClientCloseEra, ControlledConsumerType, CoordinatorConfig, CoordinatorEffect};
 use super::{SegmentLayout, SubscriptionCoordinator, UpstreamGap};
-use crate::sim::engine::{Millis, SplitMix64};
-use crate::sim::pulsar::cursor::{InitialPosition, ManagedCursor};
+use crate::engine::{Millis, SplitMix64};
+use crate::pulsar::cursor::{InitialPosition, ManagedCursor};
 
 /// A subscription on a scalable topic: the coordinator plus the per-segment cursors.
 struct Harness {

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::parse::{check_ack_fits, first_overlap};
 use super::*;
-use crate::sim::json_path::Errors;
-use crate::sim::pulsar::scalable::{LayoutError, SegmentLayout};
-use crate::sim::scenario::MAX_MESSAGES_TOTAL;
+use crate::json_path::Errors;
+use crate::pulsar::scalable::{LayoutError, SegmentLayout};
+use crate::scenario::MAX_MESSAGES_TOTAL;
 
 pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     let mut brokers = BTreeSet::new();
@@ -112,7 +112,7 @@ fn check_sticky_ranges(specs: &[(&ConsumerSpec, String)], e: &mut Errors) {
     type Claims<'a> = BTreeMap<(&'a str, &'a str), Vec<(u32, u32, &'a str)>>;
     let mut claimed: Claims = BTreeMap::new();
     for (c, p) in specs {
-        let Some(ks) = c.key_shared().filter(|k| k.mode == crate::sim::pulsar::subscription::KeySharedMode::Sticky) else {
+        let Some(ks) = c.key_shared().filter(|k| k.mode == crate::pulsar::subscription::KeySharedMode::Sticky) else {
             continue;
         };
         if first_overlap(&ks.ranges).is_some() {

@@ -12,8 +12,8 @@ pub use parse::{parse_action, parse_scenario, parse_scenario_value};
 /// Whether `ack` is an ack behaviour `spec`'s client accepts (cumulative acks only on Exclusive
 /// and Failover, `reconsumeLater` only with retry enabled, STREAM only cumulative); problems
 /// name `ack_path`.
-pub fn ack_problems(spec: &ConsumerSpec, ack: &AckSpec, ack_path: &str) -> Vec<crate::sim::json_path::PathError> {
-    let mut e = crate::sim::json_path::Errors::default();
+pub fn ack_problems(spec: &ConsumerSpec, ack: &AckSpec, ack_path: &str) -> Vec<crate::json_path::PathError> {
+    let mut e = crate::json_path::Errors::default();
     let changed = ConsumerSpec { ack: ack.clone(), ..spec.clone() };
     parse::check_ack_fits(&changed, ack_path, &mut e);
     e.list
@@ -21,12 +21,12 @@ pub fn ack_problems(spec: &ConsumerSpec, ack: &AckSpec, ack_path: &str) -> Vec<c
 pub use template::{expand, Template};
 pub use write::{action_value, timed_action_value};
 
-use crate::sim::engine::Millis;
-use crate::sim::pulsar::cursor::InitialPosition;
-use crate::sim::pulsar::failover::FailoverEra;
-use crate::sim::pulsar::hash::{HashingScheme, SegmentHashEra};
-use crate::sim::pulsar::scalable::{AssignmentEra, ClientCloseEra, QueueEra};
-use crate::sim::pulsar::subscription::{KeySharedMode, SubscriptionType};
+use crate::engine::Millis;
+use crate::pulsar::cursor::InitialPosition;
+use crate::pulsar::failover::FailoverEra;
+use crate::pulsar::hash::{HashingScheme, SegmentHashEra};
+use crate::pulsar::scalable::{AssignmentEra, ClientCloseEra, QueueEra};
+use crate::pulsar::subscription::{KeySharedMode, SubscriptionType};
 
 /// Largest partition count a scenario may ask for.
 pub const MAX_PARTITIONS: u64 = 1_024;
@@ -80,7 +80,7 @@ pub struct PulsarConfig {
 
 impl Default for PulsarConfig {
     fn default() -> Self {
-        use crate::sim::pulsar::defaults::*;
+        use crate::pulsar::defaults::*;
         PulsarConfig {
             failover_era: FailoverEra::Current,
             failover_delay_ms: ACTIVE_CONSUMER_FAILOVER_DELAY_MS,

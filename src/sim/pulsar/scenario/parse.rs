@@ -2,14 +2,14 @@
 //! nothing panics. Cross-references (and the segment operations of the timeline, replayed on the
 //! layout) are checked in `check.rs`.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use serde_json::Value;
 
 use super::*;
-use crate::sim::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
-use crate::sim::pulsar::defaults::{ACKNOWLEDGEMENTS_GROUP_TIME_MS, ACK_TIMEOUT_MIN_MS, NEGATIVE_ACK_REDELIVERY_DELAY_MS};
-use crate::sim::pulsar::hash::KEY_HASH_RANGE_SIZE;
-use crate::sim::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_TIME};
+use crate::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
+use crate::pulsar::defaults::{ACKNOWLEDGEMENTS_GROUP_TIME_MS, ACK_TIMEOUT_MIN_MS, NEGATIVE_ACK_REDELIVERY_DELAY_MS};
+use crate::pulsar::hash::KEY_HASH_RANGE_SIZE;
+use crate::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_TIME};
 
 /// Parses scenario text. `Err` lists every problem found, each with its JSON path.
 pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
@@ -382,7 +382,7 @@ fn read_consumer(
     let priority_level = o.u64_in("priorityLevel", 0, i32::MAX as u64, e).unwrap_or(0) as i32;
     let receiver_queue_size = o
         .u64_in("receiverQueueSize", 0, MAX_RECEIVER_QUEUE, e)
-        .unwrap_or(u64::from(crate::sim::pulsar::defaults::RECEIVER_QUEUE_SIZE)) as u32;
+        .unwrap_or(u64::from(crate::pulsar::defaults::RECEIVER_QUEUE_SIZE)) as u32;
     let ack_path = o.child_path("ack");
     let ack = match o.get("ack") {
         Some(a) => read_ack(a, &ack_path, e)?,
@@ -490,7 +490,7 @@ pub(super) fn check_ack_fits(spec: &ConsumerSpec, ack_path: &str, e: &mut Errors
             format!(
                 "cumulative acks are refused on a {} subscription ({})",
                 ty.name(),
-                crate::sim::pulsar::subscription::CumulativeAckNotAllowed
+                crate::pulsar::subscription::CumulativeAckNotAllowed
             ),
         );
     }

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::*;
-use crate::sim::pulsar::subscription::KeySharedMode;
+use crate::pulsar::subscription::KeySharedMode;
 
 fn ack_value(a: &AckSpec) -> Value {
     let mut o = Map::new();
@@ -23,10 +23,10 @@ fn ack_value(a: &AckSpec) -> Value {
     Value::Object(o)
 }
 
-fn initial_position_name(p: crate::sim::pulsar::cursor::InitialPosition) -> &'static str {
+fn initial_position_name(p: crate::pulsar::cursor::InitialPosition) -> &'static str {
     match p {
-        crate::sim::pulsar::cursor::InitialPosition::Latest => "Latest",
-        crate::sim::pulsar::cursor::InitialPosition::Earliest => "Earliest",
+        crate::pulsar::cursor::InitialPosition::Latest => "Latest",
+        crate::pulsar::cursor::InitialPosition::Earliest => "Earliest",
     }
 }
 
@@ -145,8 +145,8 @@ pub fn timed_action_value(a: &TimedAction) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::pulsar::cursor::InitialPosition;
-    use crate::sim::pulsar::subscription::SubscriptionType;
+    use crate::pulsar::cursor::InitialPosition;
+    use crate::pulsar::subscription::SubscriptionType;
 
     fn round_trip(a: Action) {
         let timed = TimedAction { at: 1234, action: a };

@@ -3,13 +3,13 @@
 //! (which may unblock a consumer or a draining hash), redelivery puts messages back in the
 //! replay set (Shared, Key_Shared) or rewinds the cursor (Exclusive, Failover).
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::BTreeSet;
 
 use super::{Dispatcher, World};
-use crate::sim::pulsar::cursor::AckOutcome;
-use crate::sim::pulsar::events::{Event, RedeliveryReason};
-use crate::sim::pulsar::shared_subscription::Released;
+use crate::pulsar::cursor::AckOutcome;
+use crate::pulsar::events::{Event, RedeliveryReason};
+use crate::pulsar::shared_subscription::Released;
 
 impl World {
     pub(super) fn handle_flow(&mut self, partition: u32, s: u32, consumer_id: u64, permits: u32) {

@@ -3,10 +3,10 @@
 //! grouping (acks go out every `acknowledgementsGroupTimeMs`, or at 1,000 pending).
 
 use super::{Action, DeliverItem, Delivery, PendingAck, ReceivedRecord, World};
-use crate::sim::pulsar::cursor::DeliveryVerdict;
-use crate::sim::pulsar::events::Event;
-use crate::sim::pulsar::scenario::{AckMode, ScalableConsumerType};
-use crate::sim::sort::StableSort;
+use crate::pulsar::cursor::DeliveryVerdict;
+use crate::pulsar::events::Event;
+use crate::pulsar::scenario::{AckMode, ScalableConsumerType};
+use crate::sort::StableSort;
 
 /// `maxAcknowledgmentGroupSize`: a full group is sent at once.
 const MAX_ACK_GROUP_SIZE: usize = 1_000;

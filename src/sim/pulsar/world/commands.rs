@@ -2,8 +2,8 @@
 //! scripts, segments split, merge and are pruned.
 
 use super::{Action, World};
-use crate::sim::pulsar::events::{Event, RedeliveryReason};
-use crate::sim::pulsar::scenario::{self, ConsumerKind};
+use crate::pulsar::events::{Event, RedeliveryReason};
+use crate::pulsar::scenario::{self, ConsumerKind};
 
 /// A one-line description of a command for the log.
 fn command_text(cmd: &scenario::Action) -> String {

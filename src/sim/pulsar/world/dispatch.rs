@@ -3,12 +3,12 @@
 //! cursor or the replay set, feeds the dispatcher, ships the result over the network and logs it.
 
 use super::{Action, DeliverItem, Dispatcher, World, MAX_ROUNDS_PER_READ};
-use crate::sim::engine::Millis;
-use crate::sim::pulsar::events::Event;
-use crate::sim::pulsar::hash::fold_sticky_hash;
-use crate::sim::pulsar::key_shared::{HoldReason, KeyedEntry, ReadPlan, ReadType};
-use crate::sim::pulsar::shared_dispatch::OfferedEntry;
-use crate::sim::pulsar::shared_subscription::SharedRead;
+use crate::engine::Millis;
+use crate::pulsar::events::Event;
+use crate::pulsar::hash::fold_sticky_hash;
+use crate::pulsar::key_shared::{HoldReason, KeyedEntry, ReadPlan, ReadType};
+use crate::pulsar::shared_dispatch::OfferedEntry;
+use crate::pulsar::shared_subscription::SharedRead;
 
 /// What one dispatch round produced, before it is logged and shipped.
 struct Round {

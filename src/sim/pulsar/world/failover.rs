@@ -4,8 +4,8 @@
 //! unacked message goes to the new active consumer.
 
 use super::{Dispatcher, World};
-use crate::sim::pulsar::events::Event;
-use crate::sim::pulsar::failover::SingleActiveEffect;
+use crate::pulsar::events::Event;
+use crate::pulsar::failover::SingleActiveEffect;
 
 impl World {
     pub(super) fn apply_single_effects(&mut self, partition: u32, s: u32, effects: Vec<SingleActiveEffect>) {

@@ -4,8 +4,8 @@
 
 use std::num::NonZeroU32;
 
-use crate::sim::pulsar::events::Name;
-use crate::sim::pulsar::hash::make_hash;
+use crate::pulsar::events::Name;
+use crate::pulsar::hash::make_hash;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeyId(NonZeroU32);

@@ -7,13 +7,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::sim::engine::{EventId, EventQueue, Millis, SplitMix64};
-use crate::sim::model::Fate;
-use crate::sim::pulsar::events::{Event, MsgId, Name, RedeliveryReason};
-use crate::sim::pulsar::log::PulsarLog;
-use crate::sim::pulsar::routing::{partition_switch_ms, partition_topic_name, PartitionRouter};
-use crate::sim::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter};
-use crate::sim::pulsar::scenario::{self, ConsumerSpec, RoutingMode, Scenario, TimedAction, TopicKind};
+use crate::engine::{EventId, EventQueue, Millis, SplitMix64};
+use crate::model::Fate;
+use crate::pulsar::events::{Event, MsgId, Name, RedeliveryReason};
+use crate::pulsar::log::PulsarLog;
+use crate::pulsar::routing::{partition_switch_ms, partition_topic_name, PartitionRouter};
+use crate::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter};
+use crate::pulsar::scenario::{self, ConsumerSpec, RoutingMode, Scenario, TimedAction, TopicKind};
 
 mod ack;
 mod client;
@@ -34,7 +34,7 @@ pub use ranges::ranges_text;
 pub use state::*;
 
 /// Sealed-segment GC period (PR #25668).
-pub const SEGMENT_GC_INTERVAL: Millis = crate::sim::pulsar::defaults::SEGMENT_GC_INTERVAL_MS;
+pub const SEGMENT_GC_INTERVAL: Millis = crate::pulsar::defaults::SEGMENT_GC_INTERVAL_MS;
 /// A client retries a refused segment subscribe (an Exclusive segment still held) after this long.
 pub const RESUBSCRIBE_DELAY: Millis = 100;
 /// Dispatch rounds one read event may run before yielding to other events at the same instant.
@@ -181,7 +181,7 @@ enum Action {
 #[derive(Clone, Debug, Default)]
 struct Scratch {
     positions: Vec<i64>,
-    keyed: Vec<crate::sim::pulsar::key_shared::KeyedEntry>,
+    keyed: Vec<crate::pulsar::key_shared::KeyedEntry>,
     items: Vec<Vec<DeliverItem>>,
     /// One flag per consumer, all false between uses.
     consumer_seen: Vec<bool>,
@@ -192,7 +192,7 @@ struct Scratch {
     /// Positions an ack group newly acked (empty between uses).
     newly_acked: Vec<i64>,
     /// The Key_Shared dispatcher's output, reused from round to round.
-    key_shared_round: crate::sim::pulsar::key_shared::KeySharedRound,
+    key_shared_round: crate::pulsar::key_shared::KeySharedRound,
 }
 
 /// The whole simulation state: a plain value, cloneable as a checkpoint.

@@ -3,11 +3,11 @@
 //! terminated segment is rejected (`TopicTerminated`) and re-routed with the current layout.
 
 use super::{Action, Entry, KeyId, Message, Outgoing, World, NO_PRODUCER};
-use crate::sim::model::Fate;
-use crate::sim::pulsar::events::Event;
-use crate::sim::pulsar::hash::make_hash;
-use crate::sim::pulsar::key_shared::NONE_KEY;
-use crate::sim::pulsar::scenario::BatcherKind;
+use crate::model::Fate;
+use crate::pulsar::events::Event;
+use crate::pulsar::hash::make_hash;
+use crate::pulsar::key_shared::NONE_KEY;
+use crate::pulsar::scenario::BatcherKind;
 
 impl World {
     /// Sends every message of script `send` due now, then schedules the next due time.

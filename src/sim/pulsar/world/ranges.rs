@@ -2,11 +2,11 @@
 //! summary (the ranges themselves when there are few, else a count), computed in one pass over
 //! the selector's snapshot, and which consumers a membership change touched.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
-use crate::sim::pulsar::key_shared::selector::sweep_owners;
-use crate::sim::pulsar::key_shared::HashRangeAssignment;
+use crate::pulsar::key_shared::selector::sweep_owners;
+use crate::pulsar::key_shared::HashRangeAssignment;
 
 /// At most this many hash ranges are spelled out per consumer.
 const RANGES_SHOWN: usize = 8;
@@ -117,7 +117,7 @@ mod tests {
     /// with gaps (STICKY ranges).
     #[test]
     fn the_sweep_agrees_with_lost_ranges() {
-        use crate::sim::pulsar::key_shared::{lost_ranges, ConsistentHashRing};
+        use crate::pulsar::key_shared::{lost_ranges, ConsistentHashRing};
         let touched = |before: &[HashRangeAssignment], after: &[HashRangeAssignment], change| {
             changed(before, after, change).into_iter().map(|(id, _)| id).collect::<Vec<u64>>()
         };

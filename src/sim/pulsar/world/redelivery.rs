@@ -5,9 +5,9 @@
 //! dead-letter topic and acked; `reconsumeLater` publishes a delayed copy to the retry topic.
 
 use super::{Action, CopyOf, Delivery, Outgoing, PendingAck, TopicRole, World, NO_PRODUCER};
-use crate::sim::pulsar::defaults::{ACK_TIMEOUT_TICK_MS, MAX_RECONSUME_TIMES_DEFAULT_FOR_RETRY};
-use crate::sim::pulsar::events::{Event, RedeliveryReason};
-use crate::sim::pulsar::subscription::{redelivery_scope, RedeliveryScope};
+use crate::pulsar::defaults::{ACK_TIMEOUT_TICK_MS, MAX_RECONSUME_TIMES_DEFAULT_FOR_RETRY};
+use crate::pulsar::events::{Event, RedeliveryReason};
+use crate::pulsar::subscription::{redelivery_scope, RedeliveryScope};
 
 impl World {
     /// `negativeAcknowledge`: the entry waits in the tracker for its delay.
@@ -161,7 +161,7 @@ impl World {
         for msg in e.first_msg..e.first_msg + e.messages {
             let m = &self.messages[msg as usize];
             let origin_id =
-                crate::sim::pulsar::message_id::MessageId { ledger_id: ledger, entry_id: entry, batch_index: m.batch_index };
+                crate::pulsar::message_id::MessageId { ledger_id: ledger, entry_id: entry, batch_index: m.batch_index };
             copies.push(Outgoing {
                 copy: Some(Box::new(CopyOf {
                     origin: m.root(msg),
@@ -213,11 +213,8 @@ impl World {
         let delay = con.ack.retry_delay_ms;
         let (consumer, latency) = (con.name.clone(), con.latency);
         let part = &self.partitions[partition as usize];
-        let origin_id = crate::sim::pulsar::message_id::MessageId {
-            ledger_id: part.ledger_id,
-            entry_id: d.entry,
-            batch_index: m.batch_index,
-        };
+        let origin_id =
+            crate::pulsar::message_id::MessageId { ledger_id: part.ledger_id, entry_id: d.entry, batch_index: m.batch_index };
         let copy = Outgoing {
             copy: Some(Box::new(CopyOf {
                 origin: m.root(d.msg),

@@ -5,15 +5,15 @@
 //! Upstream gaps (#26274, #26434) show up in the coordinator's assignments and are logged as such.
 
 use super::{Action, ClientState, World, SEGMENT_GC_INTERVAL};
-use crate::sim::engine::{Millis, SplitMix64};
-use crate::sim::pulsar::cursor::InitialPosition;
-use crate::sim::pulsar::events::{DrainPoll, Event, GapNote, Name};
-use crate::sim::pulsar::scalable::{
+use crate::engine::{Millis, SplitMix64};
+use crate::pulsar::cursor::InitialPosition;
+use crate::pulsar::events::{DrainPoll, Event, GapNote, Name};
+use crate::pulsar::scalable::{
     gc_candidates, is_segment_drained, plan_merge, plan_prune, plan_split, queue_segments, ClientCloseEra,
     ControlledConsumerType, ControllerStep, CoordinatorConfig, CoordinatorEffect, LayoutError, SegmentLayout,
     SubscriptionCoordinator, UpstreamGap,
 };
-use crate::sim::pulsar::scenario::ScalableConsumerType;
+use crate::pulsar::scenario::ScalableConsumerType;
 
 fn gap_text(gap: &UpstreamGap) -> String {
     match gap {

@@ -6,17 +6,17 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use super::keys::{KeyId, KeyTable};
-use crate::sim::engine::{EventId, IdMap, Millis};
-use crate::sim::pulsar::cursor::{AckTimeoutTracker, DeadLetterPolicy, ManagedCursor, NegativeAcksTracker, RedeliveryCounts};
-use crate::sim::pulsar::events::{MsgId, Name};
-use crate::sim::pulsar::failover::SingleActiveDispatcher;
-use crate::sim::pulsar::key_shared::{HoldReason, KeySharedDispatcher};
-use crate::sim::pulsar::message_id::MessageId;
-use crate::sim::pulsar::routing::PartitionRouter;
-use crate::sim::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter, SubscriptionCoordinator};
-use crate::sim::pulsar::scenario::{AckSpec, ConsumerSpec, ProducerSpec, SendSpec, Template};
-use crate::sim::pulsar::shared_subscription::SharedSubscription;
-use crate::sim::pulsar::subscription::{KeySharedPolicy, SubscriptionType};
+use crate::engine::{EventId, IdMap, Millis};
+use crate::pulsar::cursor::{AckTimeoutTracker, DeadLetterPolicy, ManagedCursor, NegativeAcksTracker, RedeliveryCounts};
+use crate::pulsar::events::{MsgId, Name};
+use crate::pulsar::failover::SingleActiveDispatcher;
+use crate::pulsar::key_shared::{HoldReason, KeySharedDispatcher};
+use crate::pulsar::message_id::MessageId;
+use crate::pulsar::routing::PartitionRouter;
+use crate::pulsar::scalable::{ScalableTopicName, SegmentLayout, SegmentRouter, SubscriptionCoordinator};
+use crate::pulsar::scenario::{AckSpec, ConsumerSpec, ProducerSpec, SendSpec, Template};
+use crate::pulsar::shared_subscription::SharedSubscription;
+use crate::pulsar::subscription::{KeySharedPolicy, SubscriptionType};
 
 /// A message body: the send script it came from (producer and script index) and the message's
 /// index in the script; the text is expanded from the script's template only when shown.

@@ -7,21 +7,21 @@
 use std::collections::BTreeMap;
 
 use super::{Action, Attachment, ClientState, Dispatcher, Member, Subscription, TopicRole, World};
-use crate::sim::pulsar::cursor::{default_dead_letter_topic, AckTimeoutTracker};
-use crate::sim::pulsar::cursor::{DeadLetterPolicy, InitialPosition, ManagedCursor, NackDelay, NegativeAcksTracker};
-use crate::sim::pulsar::defaults::MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS;
-use crate::sim::pulsar::events::{Event, Name};
-use crate::sim::pulsar::failover::{ActivePickConfig, FailoverMember, SingleActiveDispatcher, SingleActiveMode};
-use crate::sim::pulsar::hash::KEY_HASH_RANGE_SIZE;
-use crate::sim::pulsar::key_shared::{
+use crate::pulsar::cursor::{default_dead_letter_topic, AckTimeoutTracker};
+use crate::pulsar::cursor::{DeadLetterPolicy, InitialPosition, ManagedCursor, NackDelay, NegativeAcksTracker};
+use crate::pulsar::defaults::MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS;
+use crate::pulsar::events::{Event, Name};
+use crate::pulsar::failover::{ActivePickConfig, FailoverMember, SingleActiveDispatcher, SingleActiveMode};
+use crate::pulsar::hash::KEY_HASH_RANGE_SIZE;
+use crate::pulsar::key_shared::{
     ConsistentHashRing, JoinContext, KeySharedConfig, KeySharedDispatcher, RangeSplitSelector, StickyKeySelector,
     StickyRangeSelector,
 };
-use crate::sim::pulsar::scalable::queue_segments;
-use crate::sim::pulsar::scenario::ScalableConsumerType;
-use crate::sim::pulsar::shared_dispatch::{SharedConsumer, SharedDispatchLimits};
-use crate::sim::pulsar::shared_subscription::SharedSubscription;
-use crate::sim::pulsar::subscription::{self, Connecting, ExistingDispatcher, KeySharedMode, KeySharedPolicy, SubscriptionType};
+use crate::pulsar::scalable::queue_segments;
+use crate::pulsar::scenario::ScalableConsumerType;
+use crate::pulsar::shared_dispatch::{SharedConsumer, SharedDispatchLimits};
+use crate::pulsar::shared_subscription::SharedSubscription;
+use crate::pulsar::subscription::{self, Connecting, ExistingDispatcher, KeySharedMode, KeySharedPolicy, SubscriptionType};
 
 impl World {
     /// (Re)starts a consumer: one v4 consumer per partition, per segment (QUEUE), or a
@@ -73,10 +73,7 @@ impl World {
             let con = &mut self.consumers[c as usize];
             con.ack_timeout_ticking = true;
             let inc = con.incarnation;
-            self.schedule(
-                crate::sim::pulsar::defaults::ACK_TIMEOUT_TICK_MS,
-                Action::AckTimeoutTick { consumer: c, incarnation: inc },
-            );
+            self.schedule(crate::pulsar::defaults::ACK_TIMEOUT_TICK_MS, Action::AckTimeoutTick { consumer: c, incarnation: inc });
         }
     }
 
@@ -89,7 +86,7 @@ impl World {
             .dead_letter
             .as_ref()
             .and_then(|d| d.retry_letter_topic.clone())
-            .unwrap_or_else(|| crate::sim::pulsar::cursor::default_retry_letter_topic(&base, &con.subscription));
+            .unwrap_or_else(|| crate::pulsar::cursor::default_retry_letter_topic(&base, &con.subscription));
         self.internal_topic(&name, TopicRole::Retry)
     }
 
@@ -199,7 +196,7 @@ impl World {
             sub_type: SubscriptionType::Exclusive,
             key_shared: KeySharedPolicy::default(),
             dispatcher: None,
-            members: crate::sim::engine::IdMap::new(),
+            members: crate::engine::IdMap::new(),
             redelivery: Default::default(),
             read_at: None,
             held: BTreeMap::new(),
@@ -326,7 +323,7 @@ impl World {
         s: u32,
         consumer_id: u64,
         name: &Name,
-        spec: &crate::sim::pulsar::scenario::ConsumerSpec,
+        spec: &crate::pulsar::scenario::ConsumerSpec,
     ) -> Result<Box<dyn FnOnce(&mut World)>, String> {
         let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
         match sub.dispatcher.as_mut() {
@@ -410,7 +407,7 @@ impl World {
     }
 
     pub(super) fn record_owner(&mut self, group: u32, what: String, owner: Option<Name>) {
-        let event = self.last_emitted.or(self.handler_cause).unwrap_or(crate::sim::engine::EventId(0));
+        let event = self.last_emitted.or(self.handler_cause).unwrap_or(crate::engine::EventId(0));
         self.owners.push(super::OwnerRecord { at: self.now, event, group, what, owner });
     }
 
@@ -566,7 +563,7 @@ impl World {
     }
 
     /// Links every message of an entry to an event.
-    pub(super) fn index_entry(&mut self, partition: u32, entry: i64, event: crate::sim::engine::EventId) {
+    pub(super) fn index_entry(&mut self, partition: u32, entry: i64, event: crate::engine::EventId) {
         if !self.trace_messages {
             return;
         }

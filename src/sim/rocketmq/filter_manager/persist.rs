@@ -21,10 +21,10 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::{ConsumerFilterData, ConsumerFilterManager, FilterManagerConfig, IndexDesign, LOAD_DEAD_OFFSET_MS};
-use crate::sim::json_path::{parse_json, type_name, Errors, Obj};
-use crate::sim::rocketmq::bloom::BloomFilterData;
-use crate::sim::rocketmq::filterapi::ExpressionType;
-use crate::sim::rocketmq::sql92::{self, Sql92Version};
+use crate::json_path::{parse_json, type_name, Errors, Obj};
+use crate::rocketmq::bloom::BloomFilterData;
+use crate::rocketmq::filterapi::ExpressionType;
+use crate::rocketmq::sql92::{self, Sql92Version};
 
 /// Java `long` range for times and versions.
 const MAX_LONG: u64 = i64::MAX as u64;

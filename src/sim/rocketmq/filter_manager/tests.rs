@@ -1,8 +1,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::sim::engine::SplitMix64;
-use crate::sim::rocketmq::filterapi::build;
+use crate::engine::SplitMix64;
+use crate::rocketmq::filterapi::build;
 
 const H24: u64 = FILTER_DATA_CLEAN_TIME_SPAN_MS;
 

@@ -1,8 +1,8 @@
 //! The run report: what each consumer consumed, each group's broker-side state and history,
 //! assignment per queue, warnings that spell out consequences, and why messages were not consumed.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -20,7 +20,7 @@ use super::store::Message;
 use super::types::{java_str_cmp, MessageModel, MessageQueue};
 use super::world::ConsumptionRecord;
 use super::world::{is_system_topic, World};
-use crate::sim::engine::EventId;
+use crate::engine::EventId;
 
 fn message_json(m: &Message) -> Value {
     json!({

@@ -2,16 +2,16 @@
 //! Every reason comes from the message's provenance or from the state that holds it back, so no
 //! produced message is silently absent from a report.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::BTreeSet;
 
 use super::warnings::describe_running_filter;
 use super::{allocation_by_strategy, who, Provenance};
-use crate::sim::rocketmq::consumer::{Consumer, OrderlyTask};
-use crate::sim::rocketmq::events::{Event, MsgId};
-use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel, MessageQueue};
-use crate::sim::rocketmq::world::{World, MAX_RECONSUME_TIMES};
+use crate::rocketmq::consumer::{Consumer, OrderlyTask};
+use crate::rocketmq::events::{Event, MsgId};
+use crate::rocketmq::types::{ConsumeFromWhere, MessageModel, MessageQueue};
+use crate::rocketmq::world::{World, MAX_RECONSUME_TIMES};
 
 /// One unconsumed message: a short kind (for tests and tools), the reason, the events behind it.
 pub struct Unconsumed {

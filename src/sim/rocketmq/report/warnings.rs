@@ -1,14 +1,14 @@
 //! Warnings for one group, each with its consequence spelled out.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{allocation_by_strategy, assignment, who};
-use crate::sim::rocketmq::allocate;
-use crate::sim::rocketmq::filterapi::ExpressionType;
-use crate::sim::rocketmq::types::{is_retry_topic, java_str_cmp, MessageModel, MessageQueue};
-use crate::sim::rocketmq::world::World;
+use crate::rocketmq::allocate;
+use crate::rocketmq::filterapi::ExpressionType;
+use crate::rocketmq::types::{is_retry_topic, java_str_cmp, MessageModel, MessageQueue};
+use crate::rocketmq::world::World;
 
 pub(super) fn subs_text(w: &World, c: usize) -> BTreeSet<String> {
     w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect_set()
@@ -111,7 +111,7 @@ pub(crate) fn describe_running_filter(w: &World, group: &str, topic: &str, table
         matches!(entry.expression_type, ExpressionType::Other(_)).then_some(b)
     });
     let Some(b) = sql else { return format!("{table:?} (from {writer}'s heartbeat, subVersion {version})") };
-    if crate::sim::rocketmq::sql92::compile(table, b.filter_manager.config().sql92_version).is_ok() {
+    if crate::rocketmq::sql92::compile(table, b.filter_manager.config().sql92_version).is_ok() {
         return format!("{table:?} (from {writer}'s heartbeat, subVersion {version})");
     }
     match b.filter_manager.get(topic, group).filter(|fd| fd.compiled.is_some()) {
@@ -221,7 +221,7 @@ fn uncompilable_table_warnings(w: &World, group: &str) -> Vec<String> {
             if !matches!(sd.expression_type, ExpressionType::Other(_)) || is_retry_topic(topic) {
                 continue;
             }
-            let Err(e) = crate::sim::rocketmq::sql92::compile(&sd.sub_string, b.filter_manager.config().sql92_version) else {
+            let Err(e) = crate::rocketmq::sql92::compile(&sd.sub_string, b.filter_manager.config().sql92_version) else {
                 continue;
             };
             let writer = b.table_writer.get(&(group.to_string(), topic.clone())).map(|n| n.to_string()).unwrap_or_default();

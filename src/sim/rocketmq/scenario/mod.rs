@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 pub use parse::{parse_action, parse_scenario, parse_scenario_value};
 pub use write::{action_value, timed_action_value};
 
-use crate::sim::engine::Millis;
-use crate::sim::rocketmq::types::{ConsumeFromWhere, MessageModel};
+use crate::engine::Millis;
+use crate::rocketmq::types::{ConsumeFromWhere, MessageModel};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -39,8 +39,8 @@ pub struct BrokerSpec {
     /// `enableCalcFilterBitMap` (with the consume-queue extension it needs): bloom bitmaps at dispatch.
     pub enable_calc_filter_bitmap: bool,
     /// The ConsumerFilterManager design: before or after apache/rocketmq PR #10714.
-    pub filter_index: crate::sim::rocketmq::filter_manager::IndexDesign,
-    pub sql92_version: crate::sim::rocketmq::sql92::Sql92Version,
+    pub filter_index: crate::rocketmq::filter_manager::IndexDesign,
+    pub sql92_version: crate::rocketmq::sql92::Sql92Version,
 }
 
 #[derive(Clone, Debug, PartialEq)]

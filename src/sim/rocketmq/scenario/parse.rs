@@ -1,16 +1,16 @@
 //! Reading and validating the RocketMQ section of a scenario. Every error names its JSON path;
 //! nothing panics.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use super::*;
-use crate::sim::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
-use crate::sim::rocketmq::filter_manager::IndexDesign;
-use crate::sim::rocketmq::sql92::Sql92Version;
-use crate::sim::scenario::{
+use crate::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
+use crate::rocketmq::filter_manager::IndexDesign;
+use crate::rocketmq::sql92::Sql92Version;
+use crate::scenario::{
     bounded, non_empty, read_envelope, string_list, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
 };
 
@@ -193,7 +193,7 @@ fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpec> {
     let interval_ms = o.u64_in("intervalMs", 0, MAX_TIME, e).unwrap_or(0);
     let mut times = Vec::new();
     for (p, v) in o.array("times", e) {
-        if let Some(t) = crate::sim::json_path::as_u64_in(v, &p, 0, MAX_TIME, e) {
+        if let Some(t) = crate::json_path::as_u64_in(v, &p, 0, MAX_TIME, e) {
             if times.last().is_some_and(|last| t < *last) {
                 e.push(&p, "send times must not decrease");
             }
@@ -352,7 +352,7 @@ fn read_consumer(
         Some(Value::String(s)) if s == "never" => None,
         Some(v) => {
             let p = o.child_path("startAt");
-            crate::sim::json_path::as_u64_in(v, &p, 0, MAX_TIME, e)
+            crate::json_path::as_u64_in(v, &p, 0, MAX_TIME, e)
         }
         None => Some(0),
     };

@@ -1,7 +1,7 @@
 //! The compiled expression tree. Node kinds mirror RocketMQ's expression classes; literal values
 //! are typed once at compile time.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::fmt::Write as _;
 
 /// A literal (`ConstantExpression`; `TRUE`, `FALSE` and `NULL` are `BooleanConstantExpression`s).

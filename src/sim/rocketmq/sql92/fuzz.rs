@@ -2,10 +2,10 @@
 //! ones (deleted/inserted/duplicated text, odd characters), pathological nesting and long chains,
 //! evaluated against random String and typed properties.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::BTreeMap;
 
-use crate::sim::engine::SplitMix64;
+use crate::engine::SplitMix64;
 
 use super::{compile, PropValue, Sql92Version, Verdict, MAX_AST_HEIGHT, MAX_NESTING_DEPTH};
 

@@ -7,7 +7,7 @@
 use std::mem::size_of;
 
 use super::*;
-use crate::sim::rocketmq::store::CqEntry;
+use crate::rocketmq::store::CqEntry;
 
 /// 1.5 GB: a browser tab's wasm memory tops out at 2-4 GB, and the page needs room of its own.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 1_500_000_000;
@@ -90,11 +90,11 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    use crate::sim::engine::EventId;
-    use crate::sim::model::Simulation;
-    use crate::sim::rocketmq::events::Event;
-    use crate::sim::rocketmq::scenario::parse_scenario;
-    use crate::sim::rocketmq::world::World;
+    use crate::engine::EventId;
+    use crate::model::Simulation;
+    use crate::rocketmq::events::Event;
+    use crate::rocketmq::scenario::parse_scenario;
+    use crate::rocketmq::world::World;
 
     fn world(messages: u32) -> World {
         let text = format!(

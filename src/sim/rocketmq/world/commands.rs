@@ -129,7 +129,7 @@ impl World {
                     b.name, s.topic, s.expression
                 ));
             }
-            if let Err(e) = crate::sim::rocketmq::sql92::compile(&s.expression, b.filter_manager.config().sql92_version) {
+            if let Err(e) = crate::rocketmq::sql92::compile(&s.expression, b.filter_manager.config().sql92_version) {
                 return Err(format!("{} rejects the {t} expression for {}: {e}", b.name, s.topic));
             }
         }

@@ -185,7 +185,7 @@ impl World {
         let orig = self.messages[m as usize].clone();
         let id = self.messages.len() as MsgId;
         if u32::from(orig.reconsume_times()) >= MAX_RECONSUME_TIMES {
-            let dlq = crate::sim::rocketmq::types::dlq_topic(&group);
+            let dlq = crate::rocketmq::types::dlq_topic(&group);
             self.brokers[b].ensure_topic(&dlq, 1);
             self.assign_partition_ids(b, &dlq);
             self.emit(Event::MovedToDlq { msg: m, group });

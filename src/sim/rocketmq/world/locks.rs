@@ -2,7 +2,7 @@
 //! the client's view of them (`ProcessQueue.locked`, `lastLockTimestamp`).
 
 use super::*;
-use crate::sim::rocketmq::broker::BrokerLock;
+use crate::rocketmq::broker::BrokerLock;
 
 impl World {
     /// `LOCK_BATCH_MQ` for one queue (a synchronous RPC, applied at the broker at once): granted

@@ -5,7 +5,7 @@
 //! carries the identity of what it belongs to (`identity.rs`) and is checked against it before
 //! it changes state.
 
-use crate::sim::sort::CollectSorted;
+use crate::sort::CollectSorted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -19,14 +19,14 @@ use super::group_info::TableChange;
 use super::identity::{IdSource, Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::producer_index::ThreadLocalIndex;
 use super::store::{Message, Shape};
-use crate::sim::engine::{EventId, EventQueue, Millis, SplitMix64};
-use crate::sim::hash::java_string_hash;
-use crate::sim::model::Fate;
-use crate::sim::rocketmq::scenario::{
+use crate::engine::{EventId, EventQueue, Millis, SplitMix64};
+use crate::hash::java_string_hash;
+use crate::model::Fate;
+use crate::rocketmq::scenario::{
     self, AllocationSpec, ConsumerSpec, Scenario, SendSpec, StartIndex, SubscriptionSpec, TimedAction,
 };
-use crate::sim::rocketmq::sql92::Verdict;
-use crate::sim::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
+use crate::rocketmq::sql92::Verdict;
+use crate::rocketmq::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 
 pub use budget::{BudgetStop, DEFAULT_MEMORY_BUDGET};
 pub use records::{ConsumptionRecord, DropReason, OffsetCommit, OffsetWriter, PqRecord, SendFailure};
@@ -301,7 +301,7 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     pub now: Millis,
     queue: EventQueue<Action>,
-    pub(in crate::sim::rocketmq) log_store: super::log::Log,
+    pub(in crate::rocketmq) log_store: super::log::Log,
     rng: SplitMix64,
     ids: IdSource,
     pub brokers: Vec<Broker>,
@@ -597,7 +597,7 @@ impl World {
 
     /// The colour key of a tag, given in order of first use.
     pub(super) fn tag_key(&mut self, tag: Option<&Name>) -> u32 {
-        let Some(tag) = tag else { return crate::sim::model::NO_KEY };
+        let Some(tag) = tag else { return crate::model::NO_KEY };
         match self.tag_keys.iter().position(|t| t == tag) {
             Some(i) => i as u32,
             None => {

@@ -1,13 +1,13 @@
 //! Producers (publish queue list, ThreadLocalIndex, synchronous retries) and the broker store.
 
 use super::*;
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 
 impl World {
     /// The publish queue list of a topic: brokers in name order, `0..writeQueueNums` each.
     pub fn publish_queues(&self, topic: &str) -> Vec<(usize, u32)> {
         let mut order: Vec<usize> = (0..self.brokers.len()).collect();
-        order.stable_sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(&self.brokers[*a].name, &self.brokers[*b].name));
+        order.stable_sort_by(|a, b| crate::rocketmq::types::java_str_cmp(&self.brokers[*a].name, &self.brokers[*b].name));
         let mut out = Vec::new();
         for b in order {
             if let Some((_, write)) = self.brokers[b].topics.get(topic) {

@@ -1,7 +1,7 @@
 //! Pulls: the client's request, the broker's PullMessageProcessor, long polling, the client's response.
 
 use super::*;
-use crate::sim::rocketmq::log::PullServedRef;
+use crate::rocketmq::log::PullServedRef;
 
 /// `consumeConcurrentlyMaxSpan`: a concurrent ProcessQueue whose first and last cached offsets are
 /// further apart than this is not pulled (flow control).
@@ -290,7 +290,7 @@ impl World {
     pub(super) fn bloom_precheck(&self, broker: &Broker, bloom: Option<&BloomCheck>, m: &Message) -> Option<&'static str> {
         let bloom = bloom?;
         let bitmap = broker.bitmaps.get(&m.id)?;
-        if !crate::sim::rocketmq::filter_manager::is_msg_in_live(bloom.born_time, m.stored_at) {
+        if !crate::rocketmq::filter_manager::is_msg_in_live(bloom.born_time, m.stored_at) {
             return None;
         }
         match broker.filter_manager.bloom_filter().is_hit(&bloom.bit_pos, bitmap) {

@@ -3,8 +3,8 @@
 
 use super::records::{DropReason, ForcedUnlock, StartOffsetSource};
 use super::*;
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 
 /// PullRequests of new ProcessQueues are dispatched this long after the rebalance (5.x
 /// `dispatchPullRequest(pullRequestList, 500)`).
@@ -172,7 +172,7 @@ impl World {
         };
         let mut mq_all = route;
         mq_all.stable_sort();
-        cid_all.stable_sort_by(|a, b| crate::sim::rocketmq::types::java_str_cmp(a, b));
+        cid_all.stable_sort_by(|a, b| crate::rocketmq::types::java_str_cmp(a, b));
         let mut strategy = self.consumers[c].strategy.clone();
         if let Strategy::Config { queues } = &mut strategy {
             for q in queues.iter_mut() {

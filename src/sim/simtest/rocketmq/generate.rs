@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::sim::engine::SplitMix64;
+use crate::engine::SplitMix64;
 
 /// How long a generated run continues after its last churn and its last send: channel expiry
 /// (120 s + the 10 s scan), route refresh (30 s), rebalance (20 s), a dropped orderly queue's

@@ -20,27 +20,27 @@
 //! - `consistent-group-liveness` (§10, §11): in a group whose members subscribe alike, once churn
 //!   has stopped and the run has settled, every matching message is consumed at least once.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use super::generate::SETTLE;
-use crate::sim::engine::Millis;
-use crate::sim::model::Simulation;
-use crate::sim::rocketmq::allocate::Strategy;
-use crate::sim::rocketmq::duplicates::find_duplicates;
-use crate::sim::rocketmq::events::{Event, MsgId};
-use crate::sim::rocketmq::filter;
-use crate::sim::rocketmq::filterapi::{self, ExpressionType};
-use crate::sim::rocketmq::report::report_json;
-use crate::sim::rocketmq::scenario::{ConsumeResultPolicy, SubscriptionSpec};
-use crate::sim::rocketmq::sql92::{self, Verdict};
-use crate::sim::rocketmq::store::Message;
-use crate::sim::rocketmq::types::{MessageModel, MessageQueue};
-use crate::sim::rocketmq::world::{is_system_topic, World};
-use crate::sim::simtest::Violation;
+use crate::engine::Millis;
+use crate::model::Simulation;
+use crate::rocketmq::allocate::Strategy;
+use crate::rocketmq::duplicates::find_duplicates;
+use crate::rocketmq::events::{Event, MsgId};
+use crate::rocketmq::filter;
+use crate::rocketmq::filterapi::{self, ExpressionType};
+use crate::rocketmq::report::report_json;
+use crate::rocketmq::scenario::{ConsumeResultPolicy, SubscriptionSpec};
+use crate::rocketmq::sql92::{self, Verdict};
+use crate::rocketmq::store::Message;
+use crate::rocketmq::types::{MessageModel, MessageQueue};
+use crate::rocketmq::world::{is_system_topic, World};
+use crate::simtest::Violation;
 
 /// What the step checks remember.
 #[derive(Debug, Default)]
@@ -192,7 +192,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
         violation(out, "conservation", w.now, format!("{k:?} listed unconsumed {n} times"));
     }
     // Every produced message is consumed or listed, never both.
-    for (group, members) in &crate::sim::rocketmq::report::group_members(w) {
+    for (group, members) in &crate::rocketmq::report::group_members(w) {
         let model = w.consumers[members[0]].model;
         let scopes: Vec<Vec<usize>> =
             if model == MessageModel::Broadcasting { members.iter().map(|&c| vec![c]).collect() } else { vec![members.clone()] };
@@ -323,11 +323,11 @@ fn check_orderly(w: &World, out: &mut Vec<Violation>) {
                 // owner's: a forced removal (last locked > 20 s ago), or a graceful shutdown, which
                 // unlocks every queue without waiting for running listeners
                 // (awaitTerminationMillisWhenShutdown = 0).
-                let forced = |r: &crate::sim::rocketmq::world::ConsumptionRecord| {
+                let forced = |r: &crate::rocketmq::world::ConsumptionRecord| {
                     let Some(pq) = w.process_queue_record(r.pq).filter(|_| r.result_discarded()) else { return false };
                     let forced_removal =
-                        pq.forced_unlock.is_some_and(|f| f.at > f.last_lock_at + crate::sim::rocketmq::world::UNLOCK_DELAY);
-                    forced_removal || pq.dropped.is_some_and(|(_, why)| why == crate::sim::rocketmq::world::DropReason::Shutdown)
+                        pq.forced_unlock.is_some_and(|f| f.at > f.last_lock_at + crate::rocketmq::world::UNLOCK_DELAY);
+                    forced_removal || pq.dropped.is_some_and(|(_, why)| why == crate::rocketmq::world::DropReason::Shutdown)
                 };
                 if a.consumer() == b.consumer() || forced(a) || forced(b) {
                     continue;
@@ -417,7 +417,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
     if w.now < end + SETTLE {
         return;
     }
-    for (group, members) in crate::sim::rocketmq::report::group_members(w) {
+    for (group, members) in crate::rocketmq::report::group_members(w) {
         let running: Vec<usize> = members.iter().copied().filter(|&c| w.consumers[c].running).collect();
         let Some(&first) = running.first() else { continue };
         if !liveness_applies(w, &running) || still_working(w, &running) {

@@ -7,7 +7,7 @@ pub mod shrink;
 use serde_json::Value;
 
 use super::{rng_for, SimTarget, Violation};
-use crate::sim::model::Simulation;
+use crate::model::Simulation;
 
 /// Plugs the RocketMQ model into the simulation-testing driver.
 #[derive(Clone, Copy, Debug, Default)]

@@ -3,7 +3,7 @@
 //! members to claim `maxQuota` keep it; owned partitions are kept in (partition, topic) order.
 //! The rest is dealt round-robin to members below `minQuota`, then to members at `minQuota`.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::collections::VecDeque;
 
 use super::super::group::{Group, NONE};

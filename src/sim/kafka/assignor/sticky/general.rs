@@ -12,7 +12,7 @@ use super::load_index::LoadIndex;
 use super::movements::{partition_hash, PartitionMovements};
 use super::rack_info::RackInfo;
 use super::{member_data, Ownership, DEFAULT_GENERATION};
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 
 struct Builder<'a> {
     g: &'a Group<'a>,

@@ -13,7 +13,7 @@
 //! Heaps are lazy: a size change pushes fresh entries and entries that no longer describe their
 //! member are dropped when they reach the top.
 
-use crate::sim::sort::StableSort;
+use crate::sort::StableSort;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -311,7 +311,7 @@ impl LoadIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::engine::SplitMix64;
+    use crate::engine::SplitMix64;
 
     /// The upstream definitions, by brute force.
     fn naive_balanced(index: &LoadIndex, owner: &[(u32, usize)], topics: usize) -> bool {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::sim::kafka::java_order::{topic_partition_hash, JavaHashSet, TableInit};
+use crate::kafka::java_order::{topic_partition_hash, JavaHashSet, TableInit};
 
 /// (source member, destination member).
 type Pair = (u32, u32);

@@ -2,8 +2,8 @@
 //! per-partition count of same-rack consumers used to order unassigned partitions. That count is
 //! kept whenever any consumer has a rack, even when the gate turns rack awareness off.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use crate::sort::CollectSorted;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::group::Group;
