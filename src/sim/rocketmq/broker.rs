@@ -155,21 +155,25 @@ impl Broker {
 
     /// Appends `msg` to its consume queue: its offset, and the queue's partition id if it has one.
     pub fn append(&mut self, topic: &str, queue_id: u32, msg: MsgId) -> (u64, Option<u32>) {
-        if !self.cqs.contains_key(topic) {
-            self.cqs.insert(topic.to_string(), Vec::new());
+        // One lookup per store; the key is allocated only for a topic's first message.
+        if let Some(cqs) = self.cqs.get_mut(topic) {
+            return append_to(cqs, queue_id, msg);
         }
-        let cqs = self.cqs.get_mut(topic).expect("inserted above");
-        while cqs.len() <= queue_id as usize {
-            cqs.push(ConsumeQueue::default());
-        }
-        let cq = &mut cqs[queue_id as usize];
-        cq.entries.push(super::store::CqEntry { msg });
-        (cq.max_offset() - 1, cq.pid)
+        append_to(self.cqs.entry(topic.to_string()).or_default(), queue_id, msg)
     }
 
     pub fn committed(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {
         self.offsets.get(topic, group, queue_id)
     }
+}
+
+fn append_to(cqs: &mut Vec<ConsumeQueue>, queue_id: u32, msg: MsgId) -> (u64, Option<u32>) {
+    while cqs.len() <= queue_id as usize {
+        cqs.push(ConsumeQueue::default());
+    }
+    let cq = &mut cqs[queue_id as usize];
+    cq.entries.push(super::store::CqEntry { msg });
+    (cq.max_offset() - 1, cq.pid)
 }
 
 /// Committed offsets by topic, group and queue id, each with who wrote it (the broker does not
@@ -197,14 +201,12 @@ impl CommittedOffsets {
         offset: u64,
         writer: OffsetWriter,
     ) -> Option<(u64, OffsetWriter)> {
-        if !self.by_topic.contains_key(topic) {
-            self.by_topic.insert(topic.to_string(), BTreeMap::new());
+        // Keys are allocated only for a (topic, group)'s first commit, not on every pull.
+        if let Some(queues) = self.by_topic.get_mut(topic).and_then(|groups| groups.get_mut(group)) {
+            return queues.insert(queue_id, (offset, writer));
         }
-        let groups = self.by_topic.get_mut(topic)?;
-        if !groups.contains_key(group) {
-            groups.insert(group.to_string(), BTreeMap::new());
-        }
-        groups.get_mut(group)?.insert(queue_id, (offset, writer))
+        let groups = self.by_topic.entry(topic.to_string()).or_default();
+        groups.entry(group.to_string()).or_default().insert(queue_id, (offset, writer))
     }
 
     /// Every committed offset in (topic, group, queue id) order.

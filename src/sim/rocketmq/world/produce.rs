@@ -214,14 +214,16 @@ fn select_queue(
     if queues.is_empty() {
         return None;
     }
-    if !indexes.contains_key(topic) {
-        let start = match start_index {
-            StartIndex::Fixed(n) => n,
-            StartIndex::Random => 0,
-        };
-        indexes.insert(topic.to_string(), ThreadLocalIndex::starting_at(start));
-    }
-    let index = indexes.get_mut(topic)?;
+    let index = match indexes.get_mut(topic) {
+        Some(index) => index,
+        None => {
+            let start = match start_index {
+                StartIndex::Fixed(n) => n,
+                StartIndex::Random => 0,
+            };
+            indexes.entry(topic.to_string()).or_insert(ThreadLocalIndex::starting_at(start))
+        }
+    };
     let pos = match avoid {
         None => index.select(queues.len()),
         Some(b) => index.select_avoiding(queues.len(), |pos| queues[pos].0 == b),
