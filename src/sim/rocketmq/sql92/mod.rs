@@ -2,7 +2,7 @@
 //! broker runs it (shared/specs/rocketmq.md §9).
 //!
 //! ```
-//! use mqviz::sim::rocketmq::sql92::{compile, Sql92Version, Verdict};
+//! use mqviz_sim::rocketmq::sql92::{compile, Sql92Version, Verdict};
 //! use std::collections::BTreeMap;
 //!
 //! let e = compile("a > 5 AND TAGS IN ('TagA', 'TagB')", Sql92Version::V5).unwrap();
