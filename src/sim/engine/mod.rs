@@ -14,6 +14,6 @@ pub type Millis = u64;
 pub use digest::DigestMemo;
 pub use id_map::IdMap;
 pub use log::{EventId, EventLog, LogEntry};
-pub use queue::EventQueue;
+pub use queue::{Burst, EventQueue};
 pub use rng::SplitMix64;
 pub use runs::Runs;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::events::{Event, MsgId, Name, Part};
 use super::scenario::{Scenario, TimedAction};
-use crate::engine::{EventId, EventLog, EventQueue, Millis, SplitMix64};
+use crate::engine::{Burst, EventId, EventLog, EventQueue, Millis, SplitMix64};
 use crate::kafka::assignor::TopicPartition;
 use crate::kafka::uuid::Uuid;
 use crate::model::Fate;
@@ -105,6 +105,9 @@ pub(crate) enum Action {
     CgSessionExpiry { g: usize, member: Name, token: u64 },
     CgRebalanceTimeout { g: usize, member: Name, epoch: i32, token: u64 },
 }
+
+/// No action of this model forms a run: each is queued as its own entry.
+impl Burst for Action {}
 
 /// The whole simulation state: a plain value, cloneable as a checkpoint.
 #[derive(Clone, Debug)]
@@ -231,11 +234,7 @@ impl World {
 
     /// Runs the next event if it is due at or before `limit`. Returns false when none is.
     pub fn step_until(&mut self, limit: Millis) -> bool {
-        match self.queue.peek_time() {
-            Some(t) if t <= limit => {}
-            _ => return false,
-        }
-        let Some(s) = self.queue.pop() else { return false };
+        let Some(s) = self.queue.pop_due(limit) else { return false };
         self.now = s.at;
         self.handler_cause = s.cause;
         self.last_emitted = None;

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::{EventId, EventQueue, Millis, SplitMix64};
+use crate::engine::{Burst, EventId, EventQueue, Millis, SplitMix64};
 use crate::model::Fate;
 use crate::pulsar::events::{Event, MsgId, Name, RedeliveryReason};
 use crate::pulsar::log::PulsarLog;
@@ -175,6 +175,9 @@ enum Action {
         topic: u32,
     },
 }
+
+/// No action of this model forms a run: each is queued as its own entry.
+impl Burst for Action {}
 
 /// Buffers the hot paths reuse instead of allocating per dispatch round (they hold nothing
 /// between events).
@@ -458,11 +461,7 @@ impl World {
 
     /// Runs the next event if it is due at or before `limit`. Returns false when none is.
     pub fn step_until(&mut self, limit: Millis) -> bool {
-        match self.queue.peek_time() {
-            Some(t) if t <= limit => {}
-            _ => return false,
-        }
-        let Some(s) = self.queue.pop() else { return false };
+        let Some(s) = self.queue.pop_due(limit) else { return false };
         self.now = s.at;
         self.handler_cause = s.cause;
         self.last_emitted = None;

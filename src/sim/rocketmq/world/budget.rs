@@ -56,7 +56,7 @@ impl World {
             + self.consumptions.len() * size_of::<ConsumptionRecord>()
             + self.process_queues.len() * size_of::<PqRecord>()
             + self.skip_notes.len() * 48
-            + self.queue.len() * (size_of::<Action>() + size_of::<Option<EventId>>())
+            + self.queue.bytes()
             + bitmaps
             + in_flight) as u64
     }

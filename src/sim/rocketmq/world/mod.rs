@@ -19,7 +19,7 @@ use super::group_info::TableChange;
 use super::identity::{IdSource, Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::producer_index::ThreadLocalIndex;
 use super::store::{Message, Shape};
-use crate::engine::{EventId, EventQueue, Millis, SplitMix64};
+use crate::engine::{Burst, EventId, EventQueue, Millis, SplitMix64};
 use crate::hash::java_string_hash;
 use crate::model::Fate;
 use crate::rocketmq::scenario::{
@@ -112,8 +112,8 @@ enum ConsumerTimer {
     LockRenew,
 }
 
-// A burst of sends queues one action per message (a million at one instant in `bench
-// throughput`), so the queue's memory is this size times the messages in flight.
+// Actions in flight (pulls, consume completions, heartbeats) are queued one entry each, so the
+// queue's memory is about this size times the actions in flight.
 const _: () = assert!(std::mem::size_of::<Action>() <= 24);
 
 #[derive(Clone, Debug)]
@@ -126,10 +126,12 @@ enum Action {
         send: u32,
         i: u32,
     },
-    /// A send attempt reaches the broker (`SendMessageProcessor`, msgCheck first).
+    /// A send attempt reaches the broker (`SendMessageProcessor`, msgCheck first). Queued, it
+    /// stands for `count` messages with consecutive ids (a burst); dispatched, `count` is 1.
     StoreArrive {
         msg: MsgId,
         attempt: u32,
+        count: u32,
     },
     /// The broker refused a synchronous send; the producer retries on another queue.
     SendRefused(Box<wide::SendRefused>),
@@ -186,6 +188,35 @@ enum Action {
         broker: usize,
     },
     UnregisterArrive(Box<wide::UnregisterArrive>),
+}
+
+/// A burst of sends schedules the arrivals of consecutive message ids, one attempt each, at one
+/// instant: the queue keeps them as one `StoreArrive` whose `count` covers them all.
+impl Burst for Action {
+    fn absorb(&mut self, next: &Self) -> bool {
+        let (Action::StoreArrive { msg, attempt, count }, Action::StoreArrive { msg: next_msg, attempt: next_attempt, count: 1 }) =
+            (self, next)
+        else {
+            return false;
+        };
+        let continues = attempt == next_attempt && msg.checked_add(*count) == Some(*next_msg);
+        if continues {
+            *count += 1;
+        }
+        continues
+    }
+
+    fn split_first(&mut self) -> Option<Self> {
+        match self {
+            Action::StoreArrive { msg, attempt, count } if *count > 1 => {
+                let first = Action::StoreArrive { msg: *msg, attempt: *attempt, count: 1 };
+                *msg += 1;
+                *count -= 1;
+                Some(first)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The payloads of the rarer or wider actions, boxed so that an `Action` stays small: the queue
@@ -557,11 +588,7 @@ impl World {
 
     /// Runs the next event if it is due at or before `limit`. Returns false when none is.
     pub fn step_until(&mut self, limit: Millis) -> bool {
-        match self.queue.peek_time() {
-            Some(t) if t <= limit => {}
-            _ => return false,
-        }
-        let Some(s) = self.queue.pop() else { return false };
+        let Some(s) = self.queue.pop_due(limit) else { return false };
         self.now = s.at;
         self.handler_cause = s.cause;
         self.last_emitted = None;
@@ -750,7 +777,7 @@ impl World {
         match action {
             Action::Command(cmd) => self.handle_command_now(*cmd),
             Action::ProduceNext { producer, send, i } => self.handle_produce(producer as usize, send as usize, i),
-            Action::StoreArrive { msg, attempt } => self.handle_store_arrive(msg, attempt),
+            Action::StoreArrive { msg, attempt, .. } => self.handle_store_arrive(msg, attempt),
             Action::SendRefused(a) => {
                 let wide::SendRefused { msg, attempt, reason } = *a;
                 self.handle_send_refused(msg, attempt, reason)

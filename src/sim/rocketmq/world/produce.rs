@@ -101,7 +101,7 @@ impl World {
             self.messages.push(Message::new(id, shape, i, self.now, broker, queue_id));
             self.producers[p].sent += 1;
             let latency = self.producers[p].latency;
-            self.schedule(latency, Action::StoreArrive { msg: id, attempt: 1 });
+            self.schedule(latency, Action::StoreArrive { msg: id, attempt: 1, count: 1 });
         }
         let send = &self.producers[p].sends[s];
         if i + 1 < send.count {
@@ -163,7 +163,7 @@ impl World {
         m.set_broker(broker);
         m.set_queue_id(queue_id);
         let latency = self.producers[p].latency;
-        self.schedule(latency, Action::StoreArrive { msg, attempt: attempt + 1 });
+        self.schedule(latency, Action::StoreArrive { msg, attempt: attempt + 1, count: 1 });
     }
 
     pub(super) fn handle_store(&mut self, msg: MsgId) {
