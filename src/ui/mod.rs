@@ -20,7 +20,7 @@ pub mod rocketmq;
 mod share;
 mod state;
 mod tour;
-mod track;
+use crate::sim::model::track;
 mod url;
 
 pub use app::App;

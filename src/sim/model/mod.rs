@@ -6,6 +6,7 @@
 //! Adding a model: implement `Simulation` for its world type, add a `BrokerKind` variant and its
 //! arm in `parse_value`. Nothing else in the shared code changes.
 
+pub mod track;
 pub mod view;
 
 use std::any::Any;

@@ -211,11 +211,15 @@ fn broker_filtered_slot(msg: MsgId, names: FilterNames, verdict: Option<&'static
     Some(Slot::BrokerFiltered { msg, client, expression, table_owner, verdict })
 }
 
-/// What `Log::skim` tells of an entry. A stored message's slot holds only its id: the rest of
-/// its `MessageStored` is read from the message record.
+/// What `Log::skim` tells of an entry without decoding it. A stored message's slot holds only
+/// its id: the rest of its `MessageStored` is read from the message record. A per-message
+/// verdict names its client by interned id, the same id for every entry naming that client.
 pub(crate) enum Skim {
     Pull,
     Stored(MsgId),
+    Consumed { msg: MsgId, client: u16 },
+    BrokerFiltered { msg: MsgId, client: u16 },
+    ClientFiltered { msg: MsgId, client: u16 },
     Other,
 }
 
@@ -495,11 +499,19 @@ impl Log {
     /// Entry `i` at a glance, for readers that use few kinds of entry (`Simulation::trace`):
     /// pulls and stored messages are told apart without decoding them.
     pub(crate) fn skim(&self, i: usize) -> Skim {
-        match self.slot_at(i) {
-            Some(Slot::Pull(_)) => Skim::Pull,
-            Some(Slot::Stored { msg }) => Skim::Stored(*msg),
-            _ => Skim::Other,
+        match *self.slot_at(i).unwrap_or(&Slot::Whole(0)) {
+            Slot::Pull(_) => Skim::Pull,
+            Slot::Stored { msg } => Skim::Stored(msg),
+            Slot::Consumed { msg, client, .. } => Skim::Consumed { msg, client },
+            Slot::BrokerFiltered { msg, client, .. } => Skim::BrokerFiltered { msg, client },
+            Slot::ClientFiltered { msg, client, .. } => Skim::ClientFiltered { msg, client },
+            Slot::Whole(_) => Skim::Other,
         }
+    }
+
+    /// The name a skimmed entry's client id stands for.
+    pub(crate) fn skimmed_name(&self, id: u16) -> &Name {
+        self.names.get(id)
     }
 
     /// Bytes the log holds (its own estimate: slots, causes, times, whole events and names).

@@ -5,6 +5,7 @@ use crate::sort::CollectSorted;
 use crate::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -278,7 +279,10 @@ impl World {
 
     fn trace_stored(&self, msg: MsgId, offset: u64) -> Option<Trace> {
         let m = self.messages.get(msg as usize)?;
-        let producer = self.producers.iter().position(|p| p.id == *m.producer()).map(|p| p as u32);
+        // A message's producer name is its producer's own `Arc`: comparing addresses first
+        // spares a string comparison per stored message.
+        let producer =
+            self.producers.iter().position(|p| Arc::ptr_eq(&p.id, m.producer()) || p.id == *m.producer()).map(|p| p as u32);
         Some(Trace::Stored { msg, key: m.key(), partition: m.pid, offset, producer })
     }
 
@@ -427,12 +431,43 @@ impl Simulation for World {
         let consumers: BTreeMap<&str, ConsumerIx> =
             self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect_map();
         let log = self.log();
+        // A skimmed entry names its client by interned id: each id is looked up once.
+        let mut consumer_of_name: Vec<Option<Option<ConsumerIx>>> = Vec::new();
+        let mut consumer = |id: u16| -> Option<ConsumerIx> {
+            let i = id as usize;
+            if consumer_of_name.len() <= i {
+                consumer_of_name.resize(i + 1, None);
+            }
+            *consumer_of_name[i].get_or_insert_with(|| consumers.get(&**log.log.skimmed_name(id)).copied())
+        };
+        let message = |msg: MsgId| self.messages.get(msg as usize);
+        let dropped = |msg: MsgId, consumer: Option<ConsumerIx>, kind: DropKind| {
+            let m = message(msg);
+            Trace::Dropped {
+                msg,
+                key: m.map(|m| m.key()).unwrap_or(crate::model::NO_KEY),
+                partition: m.map(|m| m.pid).unwrap_or(u32::MAX),
+                consumer,
+                kind,
+            }
+        };
         for i in from.max(log.log.first_kept())..to.min(log.len()) {
-            // Pulls (as many as the messages) tell nothing here, and a stored message's slot is
-            // read as the decoded event would be: neither is decoded.
+            // Pulls (as many as the messages) tell nothing here, and the per-message slots are
+            // read as their decoded events would be (`trace_one`): none is decoded.
             let fact = match log.log.skim(i) {
                 Skim::Pull => None,
-                Skim::Stored(msg) => self.messages.get(msg as usize).and_then(|m| self.trace_stored(msg, m.queue_offset())),
+                Skim::Stored(msg) => message(msg).and_then(|m| self.trace_stored(msg, m.queue_offset())),
+                Skim::Consumed { msg, client } => consumer(client).map(|consumer| {
+                    let m = message(msg);
+                    Trace::Delivered {
+                        msg,
+                        key: m.map(|m| m.key()).unwrap_or(crate::model::NO_KEY),
+                        partition: m.map(|m| m.pid).unwrap_or(u32::MAX),
+                        consumer,
+                    }
+                }),
+                Skim::BrokerFiltered { msg, client } => Some(dropped(msg, consumer(client), DropKind::BrokerFilter)),
+                Skim::ClientFiltered { msg, client } => Some(dropped(msg, consumer(client), DropKind::ClientFilter)),
                 Skim::Other => self.trace_one(&log.kind_of(i), &consumers),
             };
             if let Some(t) = fact {
@@ -574,24 +609,34 @@ mod tests {
     use crate::model::{self, Fate, Simulation, Trace};
     use crate::presets::by_file;
 
-    /// `trace` skims pulls and stored messages off their slots: it must give exactly the facts
-    /// of the decoded events.
+    /// `trace` skims pulls, stored messages and per-message verdicts off their slots: it must
+    /// give exactly the facts of the decoded events.
     #[test]
     fn skimmed_trace_equals_the_trace_of_every_decoded_event() {
         use super::super::scenario::parse_scenario;
         use super::super::world::World;
         use std::collections::BTreeMap;
-        let mut w = World::new(parse_scenario(&crate::presets::load_scenario(3000)).expect("valid"));
-        w.run_to_end();
-        let consumers: BTreeMap<&str, u32> =
-            w.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as u32)).collect();
-        let log = w.log();
-        let want: Vec<(usize, Trace)> =
-            (0..log.len()).filter_map(|i| w.trace_one(&log.kind_of(i), &consumers).map(|t| (i, t))).collect();
-        let mut got = Vec::new();
-        w.trace(0, log.len(), &mut |i, t| got.push((i, t)));
-        assert_eq!(got, want);
-        assert!(got.iter().any(|(_, t)| matches!(t, Trace::Stored { .. })) && got.len() > 3000);
+        let mut seen = Vec::new();
+        let scenarios =
+            [crate::presets::load_scenario(3000), by_file("seed-same-topic-different-tags.json").unwrap().text.to_string()];
+        for text in &scenarios {
+            let mut w = World::new(parse_scenario(text).expect("valid"));
+            w.run_to_end();
+            let consumers: BTreeMap<&str, u32> =
+                w.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as u32)).collect();
+            let log = w.log();
+            let want: Vec<(usize, Trace)> =
+                (0..log.len()).filter_map(|i| w.trace_one(&log.kind_of(i), &consumers).map(|t| (i, t))).collect();
+            let mut got = Vec::new();
+            w.trace(0, log.len(), &mut |i, t| got.push((i, t)));
+            assert_eq!(got, want);
+            seen.extend(got.into_iter().map(|(_, t)| t));
+        }
+        assert!(seen.iter().any(|t| matches!(t, Trace::Stored { .. })) && seen.len() > 3000);
+        assert!(seen.iter().any(|t| matches!(t, Trace::Delivered { .. })));
+        for kind in [model::DropKind::BrokerFilter, model::DropKind::ClientFilter] {
+            assert!(seen.iter().any(|t| matches!(t, Trace::Dropped { kind: k, .. } if *k == kind)), "{kind:?}");
+        }
     }
 
     #[test]

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::sim::engine::Millis;
-use crate::sim::model::{DropKind, PartitionId, Simulation, Trace};
+use super::{DropKind, PartitionId, Simulation, Trace};
+use crate::engine::Millis;
 
 /// Points per series, whatever the scenario length.
 pub const BUCKETS: usize = 240;
@@ -79,6 +79,11 @@ pub struct Tracker {
     ignored: BTreeMap<PartitionId, ()>,
     log_end: Vec<u64>,
     committed: Vec<BTreeMap<u32, u64>>,
+    /// The lowest committed offset per partition (of `committed`), kept as commits come: every
+    /// stored message asks for its partition's backlog.
+    low_committed: Vec<u64>,
+    /// The facts of one update, kept to be refilled (a seek's frame reads tens of thousands).
+    facts: Vec<(usize, Trace)>,
     /// [partition][bucket] backlog = stored − committed (lowest group).
     pub backlog: Vec<Vec<u32>>,
     pub consumers: Vec<String>,
@@ -96,6 +101,10 @@ impl Tracker {
     /// Number of buckets with data.
     pub fn len(&self) -> usize {
         self.cur.map(|c| c + 1).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cur.is_none()
     }
 
     fn bucket(&self, at: Millis) -> usize {
@@ -142,6 +151,7 @@ impl Tracker {
         self.partition_labels.push(label);
         self.log_end.push(0);
         self.committed.push(BTreeMap::new());
+        self.low_committed.push(0);
         let mut series = vec![0; BUCKETS];
         if let Some(c) = self.cur {
             series.truncate(c + 1);
@@ -184,8 +194,7 @@ impl Tracker {
     }
 
     fn current_backlog(&self, q: usize) -> u32 {
-        let low = self.committed[q].values().min().copied().unwrap_or(0);
-        self.log_end[q].saturating_sub(low).min(u32::MAX as u64) as u32
+        self.log_end[q].saturating_sub(self.low_committed[q]).min(u32::MAX as u64) as u32
     }
 
     /// Fills buckets up to `b` with the current backlog.
@@ -214,10 +223,11 @@ impl Tracker {
         let from = self.processed.min(len);
         let spawn_from = len.saturating_sub(MAX_SPAWN);
         let now = sim.now();
-        let mut facts = Vec::new();
+        let mut facts = std::mem::take(&mut self.facts);
+        facts.clear();
         sim.trace(from, len, &mut |i, t| facts.push((i, t)));
         let mut changed = len > from;
-        for (i, fact) in facts {
+        for &(i, fact) in &facts {
             let at = sim.log_time(i);
             let b = self.bucket(at);
             self.advance_to(b);
@@ -261,6 +271,7 @@ impl Tracker {
                 Trace::Committed { partition, group, offset } => {
                     if let Some(q) = self.series(sim, partition) {
                         self.committed[q].insert(group, offset);
+                        self.low_committed[q] = self.committed[q].values().min().copied().unwrap_or(0);
                         self.backlog[q][b] = self.current_backlog(q);
                     }
                 }
@@ -283,6 +294,7 @@ impl Tracker {
             }
         }
         self.processed = len;
+        self.facts = facts;
         let nb = self.bucket(now);
         if self.cur.is_none_or(|c| c < nb) {
             self.advance_to(nb);
@@ -309,11 +321,11 @@ impl Tracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::parse;
+    use crate::model::parse;
 
     #[test]
     fn the_bench_scenario_spawns_dots_and_series() {
-        let mut sim = parse(&crate::sim::presets::load_scenario(240_000)).unwrap();
+        let mut sim = parse(&crate::presets::load_scenario(240_000)).unwrap();
         let mut t = Tracker::default();
         let mut clock = 0.0;
         for step in 1..=50u64 {
