@@ -13,7 +13,7 @@ use super::store::Message;
 use super::types::MessageQueue;
 use super::world::World;
 use crate::engine::digest::{push_decimal, write_line_prefix, DigestMemo, FoldStart};
-use crate::engine::{EventId, LogEntry, Millis, Runs};
+use crate::engine::{Chunked, EventId, LogEntry, Millis, Runs};
 use crate::hash::FNV1A64_OFFSET;
 
 /// The SQL92 verdicts a broker-side filter reports, by their index in a slot.
@@ -236,12 +236,12 @@ pub struct Log {
     /// Absolute indexes of `whole[0]` and `pulls[0]` (their compacted prefixes are dropped too).
     whole_base: u32,
     pulls_base: u32,
-    slots: Vec<Slot>,
+    slots: Chunked<Slot>,
     /// Each entry's cause and time, as runs: a handler's events share both.
     causes: Runs<u32>,
     times: Runs<Millis>,
     whole: Vec<Event>,
-    pulls: Vec<PullSlot>,
+    pulls: Chunked<PullSlot>,
     names: Interner,
     digest: DigestMemo,
 }
@@ -282,21 +282,19 @@ impl Log {
         if n == 0 {
             return;
         }
-        let dropped = &self.slots[..n];
-        let whole = dropped.iter().filter(|s| matches!(s, Slot::Whole(_))).count();
-        let pulls = dropped.iter().filter(|s| matches!(s, Slot::Pull(_))).count();
+        let dropped = || self.slots.iter().take(n);
+        let whole = dropped().filter(|s| matches!(s, Slot::Whole(_))).count();
+        let pulls = dropped().filter(|s| matches!(s, Slot::Pull(_))).count();
         let kept_at = self.time(self.base as usize + n);
-        self.slots.drain(..n);
+        self.slots.drop_front(n);
         self.whole.drain(..whole);
-        self.pulls.drain(..pulls);
+        self.pulls.drop_front(pulls);
         self.base += n as u32;
         self.whole_base += whole as u32;
         self.pulls_base += pulls as u32;
         self.causes.drop_before(self.base);
         self.times.drop_before(self.base);
-        for v in [&mut self.slots as &mut dyn Shrink, &mut self.whole, &mut self.pulls] {
-            v.shrink();
-        }
+        self.whole.shrink_to_fit();
         self.folded = Some(folded);
         self.compacted_before = Some(kept_at);
     }
@@ -517,11 +515,11 @@ impl Log {
     /// Bytes the log holds (its own estimate: slots, causes, times, whole events and names).
     pub fn bytes(&self) -> usize {
         use std::mem::size_of;
-        self.slots.len() * size_of::<Slot>()
+        self.slots.bytes()
             + self.causes.bytes()
             + self.times.bytes()
             + self.whole.len() * (size_of::<Event>() + 64)
-            + self.pulls.len() * size_of::<PullSlot>()
+            + self.pulls.bytes()
             + self.names.bytes()
     }
 }
@@ -769,16 +767,6 @@ impl<'a> LogView<'a> {
 }
 
 /// `shrink_to_fit` over the log's columns of different types.
-trait Shrink {
-    fn shrink(&mut self);
-}
-
-impl<T> Shrink for Vec<T> {
-    fn shrink(&mut self) {
-        self.shrink_to_fit();
-    }
-}
-
 impl World {
     /// Compacts the log: the oldest three quarters of the kept entries are folded into the
     /// digest and dropped. What a compacted entry said is gone; ids, the digest and every later

@@ -53,7 +53,7 @@ impl World {
             + self.messages.len() * size_of::<Message>()
             + self.fates.len() * size_of::<Fate>()
             + cq_entries * size_of::<CqEntry>()
-            + self.consumptions.len() * size_of::<ConsumptionRecord>()
+            + self.consumptions.bytes()
             + self.process_queues.len() * size_of::<PqRecord>()
             + self.skip_notes.len() * 48
             + self.queue.bytes()

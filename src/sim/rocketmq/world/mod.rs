@@ -19,7 +19,7 @@ use super::group_info::TableChange;
 use super::identity::{IdSource, Incarnation, LockGrantId, ProcessQueueId, PullRequestId};
 use super::producer_index::ThreadLocalIndex;
 use super::store::{Message, Shape};
-use crate::engine::{Burst, EventId, EventQueue, Millis, SplitMix64};
+use crate::engine::{Burst, Chunked, EventId, EventQueue, Millis, SplitMix64};
 use crate::hash::java_string_hash;
 use crate::model::Fate;
 use crate::rocketmq::scenario::{
@@ -349,7 +349,7 @@ pub struct World {
     pub partitions: Vec<(usize, Name, u32)>,
     pub history: BTreeMap<String, Vec<HistoryEntry>>,
     /// Every listener run that consumed a message, in order (the duplicate report reads it).
-    pub consumptions: Vec<ConsumptionRecord>,
+    pub consumptions: Chunked<ConsumptionRecord>,
     /// Every ProcessQueue ever created, indexed by its id − 1.
     pub process_queues: Vec<PqRecord>,
     /// Sends that failed for good (every attempt refused): the message was never stored.
@@ -487,7 +487,7 @@ impl World {
             tag_keys: Vec::new(),
             partitions: Vec::new(),
             history: BTreeMap::new(),
-            consumptions: Vec::new(),
+            consumptions: Chunked::default(),
             process_queues: Vec::new(),
             send_failures: Vec::new(),
             oneway: Vec::new(),
