@@ -65,7 +65,9 @@ test(`a seek to the end of ${MESSAGES} messages runs in slices: progress shown, 
 });
 
 test('a seek can be cancelled (button or Escape) and stops where it got to; seeking back is sliced too', async () => {
-  const { page, errors } = await openPage(ctx, { fragment: `#bench=${MESSAGES}` });
+  // Three times the messages: two seeks must still be under way when they are cancelled, and a
+  // seek over 1 M takes under a second.
+  const { page, errors } = await openPage(ctx, { fragment: `#bench=${3 * MESSAGES}` });
   const end = await until(page);
   await page.keyboard.press('End');
   await page.waitForSelector('[data-testid="seek-progress"]');

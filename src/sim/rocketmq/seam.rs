@@ -441,15 +441,10 @@ impl Simulation for World {
             *consumer_of_name[i].get_or_insert_with(|| consumers.get(&**log.log.skimmed_name(id)).copied())
         };
         let message = |msg: MsgId| self.messages.get(msg as usize);
+        let key_and_partition = |msg: MsgId| message(msg).map_or((crate::model::NO_KEY, u32::MAX), |m| (m.key(), m.pid));
         let dropped = |msg: MsgId, consumer: Option<ConsumerIx>, kind: DropKind| {
-            let m = message(msg);
-            Trace::Dropped {
-                msg,
-                key: m.map(|m| m.key()).unwrap_or(crate::model::NO_KEY),
-                partition: m.map(|m| m.pid).unwrap_or(u32::MAX),
-                consumer,
-                kind,
-            }
+            let (key, partition) = key_and_partition(msg);
+            Trace::Dropped { msg, key, partition, consumer, kind }
         };
         for i in from.max(log.log.first_kept())..to.min(log.len()) {
             // Pulls (as many as the messages) tell nothing here, and the per-message slots are
@@ -458,13 +453,8 @@ impl Simulation for World {
                 Skim::Pull => None,
                 Skim::Stored(msg) => message(msg).and_then(|m| self.trace_stored(msg, m.queue_offset())),
                 Skim::Consumed { msg, client } => consumer(client).map(|consumer| {
-                    let m = message(msg);
-                    Trace::Delivered {
-                        msg,
-                        key: m.map(|m| m.key()).unwrap_or(crate::model::NO_KEY),
-                        partition: m.map(|m| m.pid).unwrap_or(u32::MAX),
-                        consumer,
-                    }
+                    let (key, partition) = key_and_partition(msg);
+                    Trace::Delivered { msg, key, partition, consumer }
                 }),
                 Skim::BrokerFiltered { msg, client } => Some(dropped(msg, consumer(client), DropKind::BrokerFilter)),
                 Skim::ClientFiltered { msg, client } => Some(dropped(msg, consumer(client), DropKind::ClientFilter)),
