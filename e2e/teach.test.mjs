@@ -231,7 +231,13 @@ test('6. feedback for every edit: when it applies, what still holds, bad numbers
   await page.click('[data-testid="play"]');
   await page.waitForTimeout(1500);
   await pauseIfPlaying(page);
-  const follows = await page.$eval('[data-testid="event-log"]', (l) => l.scrollTop + l.clientHeight >= l.scrollHeight - 30);
+  // The log scrolls in the frame after its rows change, so give the last change that frame.
+  const follows = await page
+    .waitForFunction(() => {
+      const l = document.querySelector('[data-testid="event-log"]');
+      return l.scrollTop + l.clientHeight >= l.scrollHeight - 30;
+    }, null, { timeout: 2000 })
+    .then(() => true, () => false);
   assert.ok(follows, 'the log shows its newest rows');
   const lastRow = await page.$eval('[data-testid="event-log"] .log-row:last-child', (r) => Number(r.textContent.match(/t=(\d+)/)[1]));
   assert.ok(lastRow <= (await simMs(page)), 'no row from the future');

@@ -13,6 +13,7 @@ mod frame;
 mod inspector;
 pub mod kafka;
 mod legend;
+mod line_chart;
 mod models;
 mod plots;
 pub mod pulsar;
