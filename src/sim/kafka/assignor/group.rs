@@ -2,7 +2,7 @@
 //! `partitionsPerTopic` holds only subscribed topics that have metadata and partitions, and a
 //! partition is a global id (`gid`) in `TopicPartition` order (topic name, then partition).
 
-use crate::sort::StableSort;
+use crate::sort::{CollectSorted, StableSort};
 use std::collections::{BTreeMap, HashMap};
 
 use super::{AssignorError, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicName, MAX_PARTITIONS_PER_TOPIC};
@@ -191,8 +191,8 @@ impl<'a> Group<'a> {
                     last.1.push((gid - topic.first_gid) as i32);
                 }
             }
-            out.push((m.id.clone(), topics.into_iter().collect()));
+            out.push((m.id.clone(), topics.into_iter().collect_map()));
         }
-        out.into_iter().collect()
+        out.into_iter().collect_map()
     }
 }

@@ -3,11 +3,13 @@
 
 use std::collections::BTreeSet;
 
+use crate::sort::CollectSorted;
+
 use super::TopicMetadata;
 
 /// The distinct non-null racks of a partition's replicas (offline and non-ISR replicas count).
 pub(super) fn replica_racks(metadata: &TopicMetadata, partition: u32) -> BTreeSet<&str> {
-    metadata.replica_racks.get(partition as usize).into_iter().flatten().filter_map(|r| r.as_deref()).collect()
+    metadata.replica_racks.get(partition as usize).into_iter().flatten().filter_map(|r| r.as_deref()).collect_set()
 }
 
 /// `AbstractPartitionAssignor.useRackAwareAssignment`: some consumer rack must hold replicas, and

@@ -4,7 +4,7 @@
 //! as a `HashMap<Uuid, HashSet<Integer>>`. Only the homogeneous uniform builder depends on the
 //! last two, so they are computed on request.
 
-use crate::sort::StableSort;
+use crate::sort::{CollectSorted, StableSort};
 use std::collections::BTreeMap;
 
 use super::{GroupAssignment, ServerMember, TopicName, TopicsImage};
@@ -226,8 +226,8 @@ impl<'a> GroupSpec<'a> {
                     topics.push((names[t].clone(), parts));
                 }
             }
-            out.push((m.id.clone(), topics.into_iter().collect()));
+            out.push((m.id.clone(), topics.into_iter().collect_map()));
         }
-        out.into_iter().collect()
+        out.into_iter().collect_map()
     }
 }

@@ -320,8 +320,11 @@ impl World {
     fn compute_target(&mut self, g: usize) {
         let mg = &self.groups[g].modern;
         let assignor = mg.preferred_assignor();
-        let image: TopicsImage =
-            self.topics.iter().map(|t| (t.name.to_string(), ServerTopic { id: t.id, partitions: t.pids.len() as i32 })).collect();
+        let image: TopicsImage = self
+            .topics
+            .iter()
+            .map(|t| (t.name.to_string(), ServerTopic { id: t.id, partitions: t.pids.len() as i32 }))
+            .collect_map();
         let members: Vec<ServerMember> = mg
             .members
             .iter()
@@ -341,7 +344,8 @@ impl World {
                 let mut shown = Vec::new();
                 for m in &self.groups[g].modern.members {
                     let topics = result.get(&*m.id).cloned().unwrap_or_default();
-                    let parts: Partitions = topics.iter().map(|(t, ps)| (t.to_string(), ps.iter().copied().collect())).collect();
+                    let parts: Partitions =
+                        topics.iter().map(|(t, ps)| (t.to_string(), ps.iter().copied().collect_set())).collect_map();
                     shown.push((m.client_id.clone(), self.parts_of(&parts)));
                     target.members.insert(m.id.to_string(), parts);
                 }

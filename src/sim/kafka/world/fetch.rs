@@ -12,6 +12,7 @@ use super::consumer::Completed;
 use super::*;
 use crate::kafka::fetch_state::{FetchPosition, FetchState, OffsetResetStrategy};
 use crate::kafka::scenario::GroupProtocol;
+use crate::sort::CollectSorted;
 
 /// A committed offset and the leader epoch of the record before it.
 pub type Committed = (u64, Option<i32>);
@@ -142,8 +143,8 @@ impl World {
         let con = &mut self.consumers[c];
         con.meta.in_flight = false;
         con.meta.known = true;
-        con.meta.topics = snapshot.topics.iter().cloned().collect();
-        con.meta.leaders = snapshot.leaders.iter().map(|(p, l, e)| (*p, (*l, *e))).collect();
+        con.meta.topics = snapshot.topics.iter().cloned().collect_map();
+        con.meta.leaders = snapshot.leaders.iter().map(|(p, l, e)| (*p, (*l, *e))).collect_map();
         if first || !changes.is_empty() {
             con.meta.version += 1;
             let text = if first {

@@ -322,8 +322,10 @@ impl World {
             ClientAssignor::from_name(&protocol).ok_or_else(|| format!("IllegalStateException: unknown assignor {protocol}"))?;
         let all_topics: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
         let counts = self.metadata_counts(c, all_topics.iter().cloned());
-        let cluster: Cluster =
-            counts.iter().map(|(t, n)| (t.clone(), TopicMetadata { partitions: *n as i32, replica_racks: Vec::new() })).collect();
+        let cluster: Cluster = counts
+            .iter()
+            .map(|(t, n)| (t.clone(), TopicMetadata { partitions: *n as i32, replica_racks: Vec::new() }))
+            .collect_map();
         let members: Vec<ClientMember> = ok
             .members
             .iter()

@@ -36,6 +36,8 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crate::sort::CollectSorted;
+
 use super::bloom::{BloomError, BloomFilter, BloomFilterData};
 use super::filterapi::{ExpressionType, SubscriptionData};
 use super::sql92::{self, Expression, Sql92Version};
@@ -439,7 +441,7 @@ impl ConsumerFilterManager {
         // Make the topics that left the subList dead. (Upstream loops over the subList for every
         // entry; a set gives the same answer without the quadratic cost on long subLists.)
         let sub_set: BTreeSet<&str> =
-            if subs.len() > 8 { subs.iter().map(|s| s.topic.as_str()).collect() } else { BTreeSet::new() };
+            if subs.len() > 8 { subs.iter().map(|s| s.topic.as_str()).collect_set() } else { BTreeSet::new() };
         let in_sub_list =
             |topic: &str| if subs.len() > 8 { sub_set.contains(topic) } else { subs.iter().any(|s| s.topic == topic) };
         match self.config.design {

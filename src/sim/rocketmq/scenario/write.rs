@@ -24,7 +24,10 @@ fn allocation_value(a: &AllocationSpec) -> Value {
 }
 
 fn consumer_value(c: &ConsumerSpec) -> Value {
-    let subs: Map<String, Value> = c.subscriptions.iter().map(|s| (s.topic.clone(), subscription_value(s))).collect();
+    let mut subs = Map::new();
+    for s in &c.subscriptions {
+        subs.insert(s.topic.clone(), subscription_value(s));
+    }
     let mut o = Map::new();
     if c.name != c.client_id {
         o.insert("name".into(), json!(c.name));
