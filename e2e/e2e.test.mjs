@@ -506,6 +506,8 @@ test('performance: first frame, frame time with 5,000 messages in flight, gzippe
   assert.ok(figures.dotsInFlight.min >= 5000, `fewer than 5,000 dots in flight: ${figures.dotsInFlight.min}`);
   assert.ok(figures.frameIntervalMs.p95 < 250, `frame p95 ${figures.frameIntervalMs.p95} ms`);
   assert.ok(Math.min(...first) < 10000, `first frame ${first} ms`);
-  assert.ok(gz < 3 * 1024 * 1024, `gzipped wasm+js ${gz} bytes`);
+  // A ratchet, not the goal: the issue's budget is 450 KB; this stops the bundle from growing
+  // back unnoticed (1,034 KB when set). Lower it as the bundle shrinks.
+  assert.ok(gz < 1100 * 1024, `gzipped wasm+js ${gz} bytes, over the 1,100 KB ratchet`);
   assert.deepEqual(errors, []);
 });
