@@ -75,28 +75,3 @@ pub fn load_scenario(messages: u64) -> String {
         until = until,
     )
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_preset_file_is_listed_and_parses() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/scenarios");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|f| f.ends_with(".json"))
-            .collect();
-        files.sort();
-        let mut listed: Vec<String> = super::PRESETS.iter().map(|p| p.file.to_string()).collect();
-        listed.sort();
-        assert_eq!(files, listed, "static/scenarios and PRESETS disagree");
-        for p in super::PRESETS {
-            crate::model::parse(p.text).unwrap_or_else(|e| panic!("{}: {e:?}", p.file));
-            // A preset that opens into a comparison names a variant that loads too.
-            let v: serde_json::Value = serde_json::from_str(p.text).unwrap();
-            if let Some((label, variant)) = crate::scenario::compare_variant(&v) {
-                crate::model::parse_value(&variant).unwrap_or_else(|e| panic!("{} compare {label}: {e:?}", p.file));
-            }
-        }
-    }
-}
