@@ -253,7 +253,7 @@ fn clusters(marks: &[Mark], until: Millis) -> Vec<Cluster> {
     let mut out: Vec<Cluster> = Vec::new();
     for m in marks {
         let label = format!("{} at {}", m.label(), fmt_ms(m.at));
-        let kind = format!("{:?}", m.kind).to_lowercase();
+        let kind = format!("{:?}", m.kind).to_ascii_lowercase();
         match out.last_mut() {
             Some(c) if m.at.saturating_sub(c.at) <= near => {
                 if !c.kinds.contains(&kind) {

@@ -707,8 +707,9 @@ pub fn esc_ident(s: &str) -> String {
     for (i, &c) in chars.iter().enumerate() {
         // Only before a capital that starts a word ("Group" in "testGroup"), not a lone suffix
         // ("B" in "ConsumerB").
-        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-        if prev.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) && next_lower {
+        // ASCII case only: the page carries no Unicode case tables for a line-break hint.
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+        if prev.is_some_and(|p| p.is_ascii_lowercase() && c.is_ascii_uppercase()) && next_lower {
             out.push_str("<wbr>");
         }
         out.push_str(&esc(&c.to_string()));

@@ -479,7 +479,7 @@ fn consumers_json(w: &World) -> Map<String, Value> {
     for c in &w.consumers {
         let mut o = Map::new();
         o.insert("group".into(), json!(&*w.groups[c.group].name));
-        o.insert("state".into(), json!(format!("{:?}", c.life).to_lowercase()));
+        o.insert("state".into(), json!(format!("{:?}", c.life).to_ascii_lowercase()));
         o.insert("protocol".into(), json!(c.protocol.name()));
         o.insert("consumedCount".into(), json!(c.consumed));
         o.insert("consumed".into(), json!(consumed.remove(&*c.client_id).unwrap_or_default()));
