@@ -136,6 +136,24 @@ test('default page: seed preset paused at t=0, no console errors', async () => {
   assert.deepEqual(errors, []);
 });
 
+test("after another preset is picked, the event log shows that run's events, not the last one's", async () => {
+  const { page, errors } = await openPage();
+  await page.waitForSelector('[data-testid="event-log"] .log-row');
+  await pickPreset(page, 'kafka-eager-join.json');
+  const rows = await page.$$eval('[data-testid="event-log"] .log-row', (rs) =>
+    rs.map((r) => [Number(r.dataset.eventId), r.textContent]),
+  );
+  assert.ok(rows.length > 0, 'the Kafka run has events at t=0');
+  // The CLI's log of the same preset: the page's rows are its prefix, line for line.
+  const cli = join(here, '..', 'target', 'release', 'mqviz');
+  const lines = execSync(`${cli} run ${join(here, '..', 'static', 'scenarios', 'kafka-eager-join.json')} --log`)
+    .toString()
+    .split('\n');
+  for (const [id, text] of rows) assert.equal(text, lines[id], `log row #${id}`);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('seed preset run to the end: A consumes 0, B consumes 6, a warning is shown', async () => {
   const { page, errors } = await openPage();
   await playToEnd(page);

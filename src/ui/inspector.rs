@@ -75,11 +75,19 @@ pub fn Inspector() -> impl IntoView {
 
     // The newest 200 entries of the chosen kind; rows are keyed by event id, so a frame only
     // creates the rows that are new.
+    // A row is keyed by the run it belongs to as well as its id: after another scenario is loaded
+    // (or the run is rewound), event #3 is a different event, and a row keyed by the id alone
+    // would stay mounted with the old run's text.
     let log_ids = move || {
         let k = kind.get();
+        let epoch = sim.epoch.get_value();
         sim.read(|m| {
-            let mut ids: Vec<u32> =
-                (0..m.log_len()).rev().filter(|&i| k == "all" || m.log_kind(i) == k).take(200).map(|i| i as u32).collect();
+            let mut ids: Vec<(u64, u32)> = (0..m.log_len())
+                .rev()
+                .filter(|&i| k == "all" || m.log_kind(i) == k)
+                .take(200)
+                .map(|i| (epoch, i as u32))
+                .collect();
             ids.reverse();
             ids
         })
@@ -189,8 +197,8 @@ pub fn Inspector() -> impl IntoView {
                 on:keydown=on_log_key
                 on:scroll=on_log_scroll
             >
-                <For each=log_ids key=|id| *id let:id>
-                    <LogRow id=id />
+                <For each=log_ids key=|row| *row let:row>
+                    <LogRow id=row.1 />
                 </For>
                 {move || log_ids().is_empty().then(|| view! { <div class="muted">"(no events yet)"</div> })}
             </div>
