@@ -1,14 +1,20 @@
 //! Every preset parses with the model it names, so this runs in mqviz-sim, which knows them all.
 
-#[test]
-fn every_preset_file_is_listed_and_parses() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/scenarios");
-    let mut files: Vec<String> = std::fs::read_dir(dir)
+/// The sorted names of the JSON files in `static/<dir>`: what a compiled-in list must match.
+pub(crate) fn static_json_files(dir: &str) -> Vec<String> {
+    let path = format!("{}/../../static/{dir}", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(path)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|f| f.ends_with(".json"))
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn every_preset_file_is_listed_and_parses() {
+    let files = static_json_files("scenarios");
     let mut listed: Vec<String> = crate::presets::PRESETS.iter().map(|p| p.file.to_string()).collect();
     listed.sort();
     assert_eq!(files, listed, "static/scenarios and PRESETS disagree");

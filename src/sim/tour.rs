@@ -169,13 +169,7 @@ mod tests {
 
     #[test]
     fn every_tour_parses_and_every_step_matches_an_event_of_its_preset() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/tours");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|f| f.ends_with(".json"))
-            .collect();
-        files.sort();
+        let files = crate::presets_tests::static_json_files("tours");
         let mut listed: Vec<String> = TOURS.iter().map(|(f, _)| f.to_string()).collect();
         listed.sort();
         assert_eq!(files, listed, "static/tours and TOURS disagree");
