@@ -12,14 +12,17 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::sim::sort::StableSort;
+use crate::ui::canvas::palette::{INK, LINE, MUTED};
 
+// The canvas's ink and greys, so the plots read as part of the same picture...
+const PLAYHEAD: &str = INK;
+const TICK_TEXT: &str = MUTED;
+const FAINT: &str = LINE;
+// ...and the plots' own.
 const GRID: &str = "#e5e7eb";
 const AXIS: &str = "#6b7280";
-const TICK_TEXT: &str = "#4b5563";
 const TITLE: &str = "#1f2937";
-const FAINT: &str = "#d1d5db";
 const MARK: &str = "rgba(107, 114, 128, 0.35)";
-const PLAYHEAD: &str = "#111827";
 const FONT: &str = "10px sans-serif";
 
 pub struct Line {

@@ -10,7 +10,7 @@
 //! comes from `layout`, which is tested at every size.
 
 mod layout;
-mod palette;
+pub(crate) mod palette;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
