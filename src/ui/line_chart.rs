@@ -87,23 +87,22 @@ fn tick_label(v: f64, step: f64, unit: &str) -> String {
     }
 }
 
-/// End labels (y, line) pushed apart top-down by `gap` (closer when too many to fit), then the
-/// stack moved up if it ran past `bottom`.
+/// End labels (y, line) kept inside [`top`, `bottom`] and at least `gap` apart (closer when too
+/// many to fit): pushed down where they crowd, then pulled up from the bottom where that ran past
+/// it. Only the labels that must move do, so a cluster at the top stays apart while one at the
+/// bottom makes room.
 pub fn spread(mut ys: Vec<(i32, usize)>, gap: i32, top: i32, bottom: i32) -> Vec<(i32, usize)> {
     ys.stable_sort();
     let gap = if ys.len() > 1 { gap.min((bottom - top).max(0) / (ys.len() as i32 - 1)) } else { gap };
-    for i in 1..ys.len() {
-        if ys[i].0 < ys[i - 1].0 + gap {
-            ys[i].0 = ys[i - 1].0 + gap;
-        }
+    let mut floor = top;
+    for p in ys.iter_mut() {
+        p.0 = p.0.max(floor);
+        floor = p.0 + gap;
     }
-    if let Some(last) = ys.last().map(|p| p.0) {
-        let over = last - bottom;
-        if over > 0 {
-            for p in ys.iter_mut() {
-                p.0 = (p.0 - over).max(top);
-            }
-        }
+    let mut ceiling = bottom;
+    for p in ys.iter_mut().rev() {
+        p.0 = p.0.min(ceiling);
+        ceiling = p.0 - gap;
     }
     ys
 }
@@ -265,11 +264,16 @@ mod tests {
     use super::{spread, ticks};
 
     #[test]
-    fn end_labels_are_pushed_apart_and_kept_above_the_bottom() {
+    fn end_labels_are_pushed_apart_and_kept_inside_the_area() {
         let ys = |v: Vec<(i32, usize)>| v.into_iter().map(|p| p.0).collect::<Vec<_>>();
         assert_eq!(ys(spread(vec![(50, 0), (52, 1), (51, 2)], 11, 10, 200)), [50, 61, 72]);
         assert_eq!(ys(spread(vec![(198, 0), (195, 1)], 11, 10, 200)), [189, 200]);
         assert_eq!(ys(spread(vec![(20, 0), (20, 1), (20, 2)], 11, 10, 20)), [10, 15, 20]);
+        // A cluster at the top and one at the bottom: only the bottom one moves up; the top one
+        // keeps its spacing (moving the whole stack up once piled the top labels onto `top`).
+        assert_eq!(ys(spread(vec![(10, 0), (10, 1), (195, 2), (200, 3)], 11, 10, 200)), [10, 21, 189, 200]);
+        // Labels above the area come down into it.
+        assert_eq!(ys(spread(vec![(2, 0), (5, 1)], 11, 10, 200)), [10, 21]);
     }
 
     #[test]
