@@ -276,6 +276,8 @@ async function pickPreset(page, file) {
   );
   assert.ok(idx >= 0, `preset ${file} not in the picker`);
   await page.selectOption('[data-testid="preset-select"]', { index: idx });
+  // A Kafka or Pulsar preset loads once its model's code has been fetched.
+  await page.waitForFunction((f) => document.querySelector('[data-testid="preset-select"]').dataset.loaded === f, file);
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) === 0);
 }
 
@@ -466,8 +468,14 @@ function pct(xs, p) {
 test('performance: first frame, frame time with 5,000 messages in flight, gzipped size', async () => {
   // Time from navigation to the first drawn frame (performance.now() is relative to navigation start).
   const first = [];
+  // The page's wasm and JS the first view downloads (the seed preset, RocketMQ).
+  const firstView = new Set();
   for (let i = 0; i < 3; i++) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('request', (r) => {
+      const file = new URL(r.url()).pathname.split('/').pop();
+      if (/\.(wasm|js)$/.test(file)) firstView.add(file);
+    });
     await page.goto(baseUrl);
     await page.waitForFunction(() => typeof window.__mqvizFirstFrame === 'number', null, { timeout: 20000 });
     first.push(await page.evaluate(() => window.__mqvizFirstFrame));
@@ -502,21 +510,18 @@ test('performance: first frame, frame time with 5,000 messages in flight, gzippe
   await page.screenshot({ path: join(artifacts, 'bench.png') });
   await page.close();
 
-  let gz = 0;
-  let raw = 0;
-  for (const f of readdirSync(dist)) {
-    if (f.endsWith('.wasm') || f.endsWith('.js')) {
-      const b = readFileSync(join(dist, f));
-      raw += b.length;
-      gz += gzipSync(b, { level: 9 }).length;
-    }
-  }
+  const gzipped = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
+  const all = readdirSync(dist).filter((f) => f.endsWith('.wasm') || f.endsWith('.js'));
+  const gz = [...firstView].reduce((sum, f) => sum + gzipped(f), 0);
+  const raw = [...firstView].reduce((sum, f) => sum + readFileSync(join(dist, f)).length, 0);
+  const byFile = Object.fromEntries(all.map((f) => [f, gzipped(f)]));
   const figures = {
     firstFrameMs: first.map((x) => Math.round(x)),
     frameIntervalMs: { p50: pct(m.intervals, 50), p95: pct(m.intervals, 95), frames: m.intervals.length },
     loopWorkMs: { p50: pct(m.work, 50), p95: pct(m.work, 95), samples: m.work.length },
     dotsInFlight: { min: Math.min(...m.dots), max: Math.max(...m.dots) },
-    wasmJsBytes: { raw, gzip: gz, gzipKB: Math.round(gz / 1024) },
+    firstViewWasmJs: { files: [...firstView].sort(), raw, gzip: gz, gzipKB: Math.round(gz / 1024) },
+    gzipByFile: byFile,
   };
   writeFileSync(join(artifacts, 'perf.json'), JSON.stringify(figures, null, 2));
   console.log(`PERF ${JSON.stringify(figures)}`);
@@ -524,8 +529,11 @@ test('performance: first frame, frame time with 5,000 messages in flight, gzippe
   assert.ok(figures.dotsInFlight.min >= 5000, `fewer than 5,000 dots in flight: ${figures.dotsInFlight.min}`);
   assert.ok(figures.frameIntervalMs.p95 < 250, `frame p95 ${figures.frameIntervalMs.p95} ms`);
   assert.ok(Math.min(...first) < 10000, `first frame ${first} ms`);
-  // A ratchet, not the goal: the issue's budget is 450 KB; this stops the bundle from growing
-  // back unnoticed (1,005 KB when set). Lower it as the bundle shrinks.
-  assert.ok(gz < 1040 * 1024, `gzipped wasm+js ${gz} bytes, over the 1,040 KB ratchet`);
+  // Kafka's and Pulsar's code is fetched when a run of theirs is opened, not for the first view.
+  assert.ok(firstView.has('main_bg.wasm'), `first view fetched ${[...firstView]}`);
+  assert.ok(![...firstView].some((f) => /kafka|pulsar/.test(f)), `first view fetched ${[...firstView]}`);
+  // A ratchet, not the goal: the issue's budget is 450 KB; this stops the first download from
+  // growing back unnoticed (574 KB when set). Lower it as it shrinks.
+  assert.ok(gz < 600 * 1024, `first view's gzipped wasm+js ${gz} bytes, over the 600 KB ratchet`);
   assert.deepEqual(errors, []);
 });

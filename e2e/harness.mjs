@@ -73,7 +73,8 @@ export function useBrowser({ subPath = '' } = {}) {
   return ctx;
 }
 
-/// Opens the app (with an optional fragment) and collects console errors and failed requests.
+/// Opens the app (with an optional fragment) and collects console errors, failed requests and
+/// the names of the files it requested.
 export async function openPage(ctx, { viewport = { width: 1280, height: 800 }, fragment = '', deviceScaleFactor = 1 } = {}) {
   // A context per page: isolated storage, and what axe-core needs to inject itself.
   const context = await ctx.browser.newContext({ viewport, deviceScaleFactor });
@@ -87,9 +88,12 @@ export async function openPage(ctx, { viewport = { width: 1280, height: 800 }, f
     if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
   });
   page.on('pageerror', (e) => errors.push(String(e)));
+  // The files the page asked for, by name (the release page fetches model chunks on demand).
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname.split('/').pop()));
   await page.goto(`${ctx.baseUrl}${fragment}`);
   await page.waitForSelector('[data-testid="sim-time"]');
-  return { page, errors };
+  return { page, errors, requests };
 }
 
 export async function simMs(page) {
@@ -129,5 +133,7 @@ export async function loadPreset(page, file) {
   const i = await page.$eval('[data-testid="preset-select"]', (s, f) => [...s.options].findIndex((o) => o.dataset.file === f), file);
   assert.ok(i >= 0, `no preset ${file}`);
   await page.selectOption('[data-testid="preset-select"]', String(i));
+  // A Kafka or Pulsar preset loads once its model's code has been fetched.
+  await page.waitForFunction((f) => document.querySelector('[data-testid="preset-select"]').dataset.loaded === f, file);
   await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0');
 }

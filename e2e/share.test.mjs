@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, simMs, waitScene, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, waitScene, loadPreset, artifacts } from './harness.mjs';
 
 const ctx = useBrowser({ subPath: 'docs/mqviz/' });
 const here = dirname(fileURLToPath(import.meta.url));
@@ -262,6 +262,83 @@ test('7. deployable anywhere: served from a sub-path with a favicon and a clean 
   assert.equal(r.status, 200);
   await page.close();
   assert.deepEqual(errors, []);
+});
+
+test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (preset, link, paste, embed); a failed fetch is an error and a retry works', async () => {
+  const cliDigest = (file, until) => {
+    const v = JSON.parse(preset(file));
+    v.until = until;
+    const path = join(artifacts, `on-demand-${file}`);
+    writeFileSync(path, JSON.stringify(v));
+    return JSON.parse(execFileSync(cli, ['run', path, '--json']).toString()).digest;
+  };
+  const chunk = (requests, model) => requests.filter((f) => f === `split_${model}.wasm`).length;
+
+  // The first view fetches neither model; a Kafka preset fetches Kafka's chunk once.
+  const { page, errors, requests } = await openPage(ctx);
+  await waitScene(page, (x) => x.rows.length > 0);
+  assert.equal(chunk(requests, 'kafka') + chunk(requests, 'pulsar'), 0, requests.join(' '));
+  await loadPreset(page, 'kafka-eager-join.json');
+  await page.waitForSelector('[data-testid="kafka-gantt"]');
+  assert.equal(chunk(requests, 'kafka'), 1);
+  assert.equal(chunk(requests, 'pulsar'), 0);
+  // A pasted Pulsar scenario waits for Pulsar's code, then loads; its errors still show inline.
+  const bad = JSON.parse(preset('pulsar-failover.json'));
+  bad.until = 'soon';
+  await page.click('[data-testid="paste-open"]');
+  await page.fill('[data-testid="paste-text"]', JSON.stringify(bad));
+  await page.click('[data-testid="paste-load"]');
+  await page.waitForFunction(() => /\$\.until/.test(document.querySelector('[data-testid="share-error"]')?.textContent || ''));
+  assert.equal(chunk(requests, 'pulsar'), 1);
+  await page.fill('[data-testid="paste-text"]', preset('pulsar-failover.json'));
+  await page.click('[data-testid="paste-load"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'own');
+  // Back to a Kafka preset: its code is in the page already.
+  await loadPreset(page, 'kafka-cooperative-join.json');
+  assert.equal(chunk(requests, 'kafka'), 1);
+  await page.close();
+  assert.deepEqual(errors, []);
+
+  // A link to a Pulsar run opens it at its playhead, and the address bar keeps the link meanwhile.
+  const link = await openPage(ctx, { fragment: '#preset=pulsar-key-shared-join&t=4200' });
+  await link.page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'pulsar-key-shared-join.json');
+  await link.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '4200');
+  assert.equal(await digest(link.page), cliDigest('pulsar-key-shared-join.json', 4200));
+  assert.match(link.page.url(), /#preset=pulsar-key-shared-join&t=4200/);
+  assert.equal(chunk(link.requests, 'pulsar'), 1);
+  assert.equal(chunk(link.requests, 'kafka'), 0);
+  await link.page.close();
+  assert.deepEqual(link.errors, []);
+
+  // Embedded: a Kafka `load` then a `seek` at once; the seek applies to the loaded run.
+  const docs = await ctx.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await docs.goto(`${ctx.baseUrl}embed-example.html`);
+  await docs.waitForFunction(() => (window.mqvizMessages || []).filter((m) => m.type === 'ready').length === 2, null, { timeout: 20000 });
+  const kafka = JSON.parse(preset('kafka-eager-join.json'));
+  await docs.evaluate((scenario) => {
+    window.mqvizMessages.length = 0;
+    const w = document.getElementById('left').contentWindow;
+    w.postMessage({ type: 'load', scenario }, '*');
+    w.postMessage({ type: 'seek', t: 9000 }, '*');
+  }, kafka);
+  await docs.waitForFunction(() => window.mqvizMessages.filter((m) => m.type === 'state' && m.frame === 0).length >= 2);
+  const states = await docs.evaluate(() => window.mqvizMessages.filter((m) => m.type === 'state' && m.frame === 0));
+  assert.equal(states[0].t, 0, 'the load is answered first');
+  assert.equal(states[1].t, 9000);
+  assert.equal(states[1].digest, cliDigest('kafka-eager-join.json', 9000), 'the seek ran the Kafka run');
+  await docs.close();
+
+  // A chunk that cannot be fetched: an error on the page, the run stays; the next try fetches it.
+  const flaky = await openPage(ctx);
+  await flaky.page.route('**/split_kafka.wasm', (r) => r.abort());
+  await flaky.page.selectOption('[data-testid="preset-select"]', { label: await flaky.page.$eval('[data-testid="preset-select"] option[data-file="kafka-eager-join.json"]', (o) => o.textContent) });
+  await flaky.page.waitForFunction(() => /Kafka model could not be loaded/.test(document.querySelector('[role="alert"]')?.textContent || ''));
+  assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
+  assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.selectedOptions[0].dataset.file), SEED, 'the picker shows what runs');
+  await flaky.page.unroute('**/split_kafka.wasm');
+  await loadPreset(flaky.page, 'kafka-eager-join.json');
+  await flaky.page.close();
+  assert.ok(flaky.errors.every((e) => /split_kafka|Failed to fetch|net::ERR_FAILED/.test(e)), flaky.errors.join(' | '));
 });
 
 test('speed: a link with 100 edits and a playhead at 10 minutes draws its first frame within a second', async () => {

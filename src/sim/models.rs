@@ -20,28 +20,48 @@ pub fn parse(text: &str) -> Result<Box<dyn Simulation>, Vec<PathError>> {
 
 /// Builds the model a parsed scenario document names.
 pub fn parse_value(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
+    let kind = kind_of(v).map_err(|e| vec![e])?;
+    builder(kind)(v)
+}
+
+/// Builds one model's run from its parsed scenario document.
+pub type Build = fn(&Value) -> Result<Box<dyn Simulation>, Vec<PathError>>;
+
+/// The model a scenario document names (its `broker`, RocketMQ when absent).
+pub fn kind_of(v: &Value) -> Result<BrokerKind, PathError> {
     let broker = broker_name(v);
-    match BrokerKind::from_name(broker) {
-        Some(BrokerKind::RocketMq) => {
-            let s = crate::rocketmq::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::rocketmq::world::World::new(s)))
+    BrokerKind::from_name(broker).ok_or_else(|| {
+        let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();
+        PathError {
+            path: "$.broker".into(),
+            message: format!("unknown broker model {broker:?} (expected one of: {})", known.join(", ")),
         }
-        Some(BrokerKind::Kafka) => {
-            let s = crate::kafka::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::kafka::world::World::new(s)))
-        }
-        Some(BrokerKind::Pulsar) => {
-            let s = crate::pulsar::scenario::parse_scenario_value(v)?;
-            Ok(Box::new(crate::pulsar::world::World::new(s)))
-        }
-        None => {
-            let known: Vec<&str> = BrokerKind::ALL.iter().map(|k| k.name()).collect();
-            Err(vec![PathError {
-                path: "$.broker".into(),
-                message: format!("unknown broker model {broker:?} (expected one of: {})", known.join(", ")),
-            }])
-        }
+    })
+}
+
+/// The builder of each model. The page does not call this: naming every builder would put every
+/// model in its first download, so it takes them one by one (`ui::models`).
+pub fn builder(kind: BrokerKind) -> Build {
+    match kind {
+        BrokerKind::RocketMq => build_rocketmq,
+        BrokerKind::Kafka => build_kafka,
+        BrokerKind::Pulsar => build_pulsar,
     }
+}
+
+pub fn build_rocketmq(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
+    let s = crate::rocketmq::scenario::parse_scenario_value(v)?;
+    Ok(Box::new(crate::rocketmq::world::World::new(s)))
+}
+
+pub fn build_kafka(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
+    let s = crate::kafka::scenario::parse_scenario_value(v)?;
+    Ok(Box::new(crate::kafka::world::World::new(s)))
+}
+
+pub fn build_pulsar(v: &Value) -> Result<Box<dyn Simulation>, Vec<PathError>> {
+    let s = crate::pulsar::scenario::parse_scenario_value(v)?;
+    Ok(Box::new(crate::pulsar::world::World::new(s)))
 }
 
 /// A scenario and the commands entered during an earlier run of it (its `edits`).
@@ -85,10 +105,18 @@ pub fn load(text: &str) -> Result<Loaded, Vec<PathError>> {
     load_value(v)
 }
 
-pub fn load_value(mut v: Value) -> Result<Loaded, Vec<PathError>> {
+pub fn load_value(v: Value) -> Result<Loaded, Vec<PathError>> {
+    load_value_with(v, parse_value)
+}
+
+/// `load_value` with the model built by `build` (the page passes the builders it has).
+pub fn load_value_with(
+    mut v: Value,
+    build: impl FnOnce(&Value) -> Result<Box<dyn Simulation>, Vec<PathError>>,
+) -> Result<Loaded, Vec<PathError>> {
     let mut e = Errors::default();
     let edits = take_edits(&mut v, &mut e);
-    let sim = parse_value(&v);
+    let sim = build(&v);
     match sim {
         Ok(sim) if e.is_empty() => Ok(Loaded { sim, edits }),
         Ok(_) => Err(e.list),

@@ -27,3 +27,19 @@ fn every_preset_file_is_listed_and_parses() {
         }
     }
 }
+
+/// `mqviz run`'s report (JSON and text) carries the event-log digest the page shows, for every
+/// model: it is how a run in the page is checked against the command line.
+#[test]
+fn every_model_reports_its_digest() {
+    for kind in crate::model::BrokerKind::ALL {
+        let p = crate::presets::PRESETS
+            .iter()
+            .find(|p| crate::model::kind_of(&serde_json::from_str(p.text).unwrap()) == Ok(*kind))
+            .unwrap_or_else(|| panic!("no preset of {kind:?}"));
+        let sim = crate::model::run(p.text).unwrap();
+        let digest = format!("{:016x}", sim.digest());
+        assert_eq!(sim.report()["digest"], digest.as_str(), "{}", p.file);
+        assert!(sim.report_text().contains(&format!("digest {digest}")), "{}", p.file);
+    }
+}

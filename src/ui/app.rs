@@ -267,6 +267,10 @@ pub fn App() -> impl IntoView {
                     </summary>
                     <p>{move || first_sentence(&description()).1}</p>
                 </details>
+                {move || {
+                    models::fetching()
+                        .map(|k| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading the {} model…", k.title())}</p> })
+                }}
                 {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </section>
             <aside class="panel editor-panel" aria-label="Scenario editor">

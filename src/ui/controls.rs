@@ -65,6 +65,20 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                 <select
                     data-testid="preset-select"
                     aria-label="Scenario preset"
+                    // What is loaded, once it is: a Kafka or Pulsar preset loads after its code arrives.
+                    data-loaded=move || match sim.source.get() {
+                        Source::Preset(i) => PRESETS.get(i).map_or("", |p| p.file),
+                        Source::Own { .. } => "own",
+                    }
+                    // Back to what is loaded when a choice could not be (its model's code failed
+                    // to arrive): the error changes, the source does not.
+                    prop:value=move || {
+                        sim.load_error.track();
+                        match sim.source.get() {
+                            Source::Preset(i) => i.to_string(),
+                            Source::Own { .. } => "own".to_string(),
+                        }
+                    }
                     on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() {
                             sim.load(i);

@@ -6,12 +6,16 @@
 //! `{"type": "speed", "value": x}` (0.01..=100). Outbound (to `window.parent`): `{"type": "ready"}`
 //! once, `{"type": "state", "t", "digest", "playing"}` after every command and twice a second while
 //! playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
-//! an error and never executed.
+//! an error and never executed. A `load` of a model whose code the page has not fetched yet waits
+//! for it, and the messages after it wait their turn.
+
+use std::cell::RefCell;
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 
+use super::models;
 use super::state::{fmt_ms, Sim};
 
 /// The most JSON a `load` message may carry.
@@ -91,6 +95,43 @@ fn handle(sim: Sim, msg: &Value) -> Result<(), String> {
     }
 }
 
+thread_local! {
+    /// Messages that arrived while a `load` waited for its model's code to be fetched: carried
+    /// out in order once it has arrived, so a `load` then `seek` seeks the loaded run.
+    static QUEUED: RefCell<Option<Vec<Value>>> = const { RefCell::new(None) };
+}
+
+fn receive(sim: Sim, msg: Value) {
+    if let Some(msg) = QUEUED.with(|q| match q.borrow_mut().as_mut() {
+        Some(queue) => {
+            queue.push(msg);
+            None
+        }
+        None => Some(msg),
+    }) {
+        let needs_fetch =
+            msg.get("type").and_then(Value::as_str) == Some("load") && msg.get("scenario").is_some_and(|s| !models::ready_for(s));
+        if !needs_fetch {
+            return reply(handle(sim, &msg), sim);
+        }
+        QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
+        let scenario = msg.get("scenario").cloned().unwrap_or_default();
+        models::when_ready_for(&scenario, move |fetched| {
+            reply(fetched.and_then(|()| handle(sim, &msg)), sim);
+            for queued in QUEUED.with(|q| q.borrow_mut().take()).unwrap_or_default() {
+                receive(sim, queued);
+            }
+        });
+    }
+}
+
+fn reply(outcome: Result<(), String>, sim: Sim) {
+    match outcome {
+        Ok(()) => post(&state(sim)),
+        Err(e) => error(e),
+    }
+}
+
 /// Listens for the embedding page's messages and reports the state back.
 pub fn serve(sim: Sim) {
     let _ = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
@@ -100,10 +141,9 @@ pub fn serve(sim: Sim) {
             error("message too large");
             return;
         }
-        let parsed: Result<Value, _> = serde_json::from_str(&text);
-        match parsed.map_err(|e| e.to_string()).and_then(|v| handle(sim, &v)) {
-            Ok(()) => post(&state(sim)),
-            Err(e) => error(e),
+        match serde_json::from_str::<Value>(&text) {
+            Ok(msg) => receive(sim, msg),
+            Err(e) => error(e.to_string()),
         }
     });
     // While playing, say where we are twice a second.
@@ -148,6 +188,10 @@ pub fn EmbedView(canvas: NodeRef<leptos::html::Canvas>, toggle_play: impl Fn() +
             <div class="canvas-wrap">
                 <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Topology and messages in flight"></canvas>
             </div>
+            {move || {
+                models::fetching()
+                    .map(|k| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading the {} model…", k.title())}</p> })
+            }}
             {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </div>
     }

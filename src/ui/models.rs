@@ -1,11 +1,20 @@
-//! The one place where the shared UI meets the model-specific panels: each broker model lists its
-//! editor, its inspector tables, its extra tabs and its log categories here. Adding a model means
-//! adding its arms below and its `ui/<model>/` folder; the shell, canvas, tracker and plots stay
-//! as they are.
+//! The one place where the shared UI meets the models: each broker model lists the builder of its
+//! runs, its editor, its inspector tables, its extra tabs and its log categories here. Adding a
+//! model means adding its `Parts` below and its `ui/<model>/` folder; the shell, canvas, tracker
+//! and plots stay as they are.
+//!
+//! The release page carries only RocketMQ's parts in its first download; Kafka's and Pulsar's are
+//! chunks fetched the first time a run of theirs is asked for. So every path that builds a run
+//! (a preset, a file, a paste, a link, an embed `load`, a comparison) goes through `when_ready`
+//! first, and builds with `load_value` here, never with `sim::model::load_value` (which names
+//! every model and so would pull them all back into the first download).
 
 use leptos::prelude::*;
+use serde_json::Value;
 
-use crate::sim::model::BrokerKind;
+use crate::sim::json_path::PathError;
+use crate::sim::model::{self, BrokerKind, Build};
+use wasm_split_helpers::SplitLoaderError;
 
 /// An extra tab of the right panel.
 pub struct ModelTab {
@@ -24,41 +33,192 @@ pub fn tabs(kind: Option<BrokerKind>) -> &'static [ModelTab] {
 
 /// The body of extra tab `index`; it should read the model only while `visible`.
 pub fn tab_body(kind: Option<BrokerKind>, index: usize, visible: Signal<bool>) -> AnyView {
-    match (kind, index) {
-        (Some(BrokerKind::RocketMq), 0) => view! { <super::rocketmq::FilterPanel visible=visible /> }.into_any(),
-        (Some(BrokerKind::Kafka), 0) => view! { <super::kafka::LagPanel visible=visible /> }.into_any(),
-        _ => ().into_any(),
-    }
+    with_parts(kind, |p| (p.tab)(index, visible))
 }
 
 /// The left panel's editor.
 pub fn editor(kind: Option<BrokerKind>) -> AnyView {
-    match kind {
-        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Editor /> }.into_any(),
-        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Editor /> }.into_any(),
-        Some(BrokerKind::Kafka) => view! { <super::kafka::Editor /> }.into_any(),
-        None => ().into_any(),
-    }
+    with_parts(kind, |p| (p.editor)())
 }
 
 /// Model tables shown in the inspector between the warnings and the assignment.
 pub fn inspector_tables(kind: Option<BrokerKind>) -> AnyView {
-    match kind {
-        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::Tables /> }.into_any(),
-        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Tables /> }.into_any(),
-        Some(BrokerKind::Kafka) => view! { <super::kafka::Tables /> }.into_any(),
-        None => ().into_any(),
-    }
+    with_parts(kind, |p| (p.tables)())
 }
 
 /// Something the model adds to the stage under the canvas (a plot that is the point of a preset).
 pub fn stage_extra(kind: Option<BrokerKind>) -> AnyView {
-    match kind {
-        Some(BrokerKind::RocketMq) => view! { <super::rocketmq::StagePlot /> }.into_any(),
-        Some(BrokerKind::Pulsar) => view! { <super::pulsar::Stage /> }.into_any(),
-        Some(BrokerKind::Kafka) => view! { <super::kafka::Gantt /> }.into_any(),
-        None => ().into_any(),
+    with_parts(kind, |p| (p.stage)())
+}
+
+fn with_parts(kind: Option<BrokerKind>, f: impl FnOnce(Parts) -> AnyView) -> AnyView {
+    kind.and_then(parts).map(f).unwrap_or_else(|| ().into_any())
+}
+
+/// What one model brings to the page: the builder of its runs and its panels. A panel is asked
+/// for only once `sim.kind` names the model, which happens only after a run of it was built, so
+/// its parts are in the page by then.
+#[derive(Clone, Copy)]
+pub struct Parts {
+    pub build: Build,
+    pub editor: fn() -> AnyView,
+    pub tables: fn() -> AnyView,
+    pub stage: fn() -> AnyView,
+    /// The body of extra tab `index` (see `tabs`), given whether it is visible.
+    pub tab: fn(usize, Signal<bool>) -> AnyView,
+}
+
+// RocketMQ's parts are always in the page: the first view runs its seed preset.
+fn rocketmq_parts() -> Parts {
+    Parts {
+        build: model::build_rocketmq,
+        editor: || view! { <super::rocketmq::Editor /> }.into_any(),
+        tables: || view! { <super::rocketmq::Tables /> }.into_any(),
+        stage: || view! { <super::rocketmq::StagePlot /> }.into_any(),
+        tab: |i, visible| match i {
+            0 => view! { <super::rocketmq::FilterPanel visible=visible /> }.into_any(),
+            _ => ().into_any(),
+        },
     }
+}
+
+// With `--cfg mqviz_split` (the release page, see scripts/build-web.sh) each of these is the entry
+// of a chunk that wasm-split cuts out of the page's wasm, fetched the first time it is called.
+// Without it (the dev build, the wasm tests) they are plain functions that cannot fail.
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(kafka, fallible))]
+fn kafka_parts() -> Result<Parts, SplitLoaderError> {
+    Ok(Parts {
+        build: model::build_kafka,
+        editor: || view! { <super::kafka::Editor /> }.into_any(),
+        tables: || view! { <super::kafka::Tables /> }.into_any(),
+        stage: || view! { <super::kafka::Gantt /> }.into_any(),
+        tab: |i, visible| match i {
+            0 => view! { <super::kafka::LagPanel visible=visible /> }.into_any(),
+            _ => ().into_any(),
+        },
+    })
+}
+
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(pulsar, fallible))]
+fn pulsar_parts() -> Result<Parts, SplitLoaderError> {
+    Ok(Parts {
+        build: model::build_pulsar,
+        editor: || view! { <super::pulsar::Editor /> }.into_any(),
+        tables: || view! { <super::pulsar::Tables /> }.into_any(),
+        stage: || view! { <super::pulsar::Stage /> }.into_any(),
+        tab: |_, _| ().into_any(),
+    })
+}
+
+/// The parts of `kind` if they are in the page.
+#[cfg(not(mqviz_split))]
+pub fn parts(kind: BrokerKind) -> Option<Parts> {
+    Some(match kind {
+        BrokerKind::RocketMq => rocketmq_parts(),
+        BrokerKind::Kafka => kafka_parts().ok()?,
+        BrokerKind::Pulsar => pulsar_parts().ok()?,
+    })
+}
+
+#[cfg(mqviz_split)]
+thread_local! {
+    static FETCHED: std::cell::Cell<[Option<Parts>; 3]> = const { std::cell::Cell::new([None; 3]) };
+}
+
+#[cfg(mqviz_split)]
+thread_local! {
+    // An `Arc` signal: owned by no component, so no view that reads it can dispose it.
+    static FETCHING: ArcRwSignal<Option<BrokerKind>> = ArcRwSignal::new(None);
+}
+
+/// The model whose code is being fetched, if one is (tracked): the page says so, and does not
+/// write the address bar meanwhile, since what it shows is not yet what was asked for.
+#[cfg(mqviz_split)]
+pub fn fetching() -> Option<BrokerKind> {
+    FETCHING.with(|f| f.get())
+}
+
+/// The model whose code is being fetched: none, every model is in this build.
+#[cfg(not(mqviz_split))]
+pub fn fetching() -> Option<BrokerKind> {
+    None
+}
+
+/// The parts of `kind` if they are in the page.
+#[cfg(mqviz_split)]
+pub fn parts(kind: BrokerKind) -> Option<Parts> {
+    match kind {
+        BrokerKind::RocketMq => Some(rocketmq_parts()),
+        _ => FETCHED.with(|f| f.get()[kind as usize]),
+    }
+}
+
+/// Runs `then` once the parts of `kind` are in the page: at once if they are, else after their
+/// chunk has arrived. `then` gets `Err` (and the page stays as it is) if the chunk could not be
+/// fetched.
+pub fn when_ready(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
+    match parts(kind) {
+        Some(_) => then(Ok(())),
+        None => fetch(kind, then),
+    }
+}
+
+#[cfg(not(mqviz_split))]
+fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>)) {
+    // Not reached: every model is in this build, so `parts` always has them.
+    then(Err(format!("the {} model is not in this build", kind.title())))
+}
+
+#[cfg(mqviz_split)]
+fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
+    leptos::task::spawn_local(async move {
+        FETCHING.with(|f| f.set(Some(kind)));
+        let fetched = match kind {
+            BrokerKind::RocketMq => Ok(rocketmq_parts()),
+            BrokerKind::Kafka => kafka_parts().await,
+            BrokerKind::Pulsar => pulsar_parts().await,
+        };
+        FETCHING.with(|f| f.update(|k| *k = k.filter(|k| *k != kind)));
+        match fetched {
+            Ok(p) => {
+                FETCHED.with(|f| {
+                    let mut all = f.get();
+                    all[kind as usize] = Some(p);
+                    f.set(all);
+                });
+                then(Ok(()));
+            }
+            Err(e) => {
+                then(Err(format!("the {} model could not be loaded ({e}); check the connection and try again", kind.title())))
+            }
+        }
+    });
+}
+
+/// `when_ready` for the model a scenario document names. A document that names none runs `then`
+/// at once: loading it reports the error, with its path.
+pub fn when_ready_for(v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
+    match model::kind_of(v) {
+        Ok(kind) => when_ready(kind, then),
+        Err(_) => then(Ok(())),
+    }
+}
+
+/// Whether a run of the model `v` names could be built now, without fetching code.
+pub fn ready_for(v: &Value) -> bool {
+    model::kind_of(v).map_or(true, |k| parts(k).is_some())
+}
+
+/// Builds the run a scenario document (with its `edits`) describes, with the builder the page has.
+pub fn load_value(v: Value) -> Result<model::Loaded, Vec<PathError>> {
+    let kind = model::kind_of(&v).map_err(|e| vec![e])?;
+    let Some(p) = parts(kind) else {
+        return Err(vec![PathError {
+            path: "$.broker".into(),
+            message: format!("the {} model is not loaded yet", kind.title()),
+        }]);
+    };
+    model::load_value_with(v, p.build)
 }
 
 /// The event-log categories for the filter select (`"all"` first), as the model names them.

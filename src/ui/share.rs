@@ -40,9 +40,11 @@ fn download(name: &str, text: &str) {
 
 /// Loads a file into the app, reporting errors where the user will see them.
 pub fn open_file(sim: Sim, file: web_sys::File, error: RwSignal<Option<String>>) {
-    read_file(file, move |text, name| match sim.load_text(&text, &name) {
-        Ok(()) => error.set(None),
-        Err(e) => error.set(Some(format!("{name}: {e}"))),
+    read_file(file, move |text, name| {
+        sim.load_text_then(&text, name.clone(), move |r| match r {
+            Ok(()) => error.set(None),
+            Err(e) => error.set(Some(format!("{name}: {e}"))),
+        })
     });
 }
 
@@ -74,12 +76,14 @@ pub fn ShareBar() -> impl IntoView {
         }
         input.set_value("");
     };
-    let load_pasted = move |_| match sim.load_text(&paste_text.get_untracked(), "pasted scenario") {
-        Ok(()) => {
-            error.set(None);
-            pasting.set(false);
-        }
-        Err(e) => error.set(Some(e)),
+    let load_pasted = move |_| {
+        sim.load_text_then(&paste_text.get_untracked(), "pasted scenario".into(), move |r| match r {
+            Ok(()) => {
+                error.set(None);
+                pasting.set(false);
+            }
+            Err(e) => error.set(Some(e)),
+        })
     };
     let export = move |_| {
         if let Some(v) = sim.export() {

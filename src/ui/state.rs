@@ -240,11 +240,16 @@ impl Sim {
     /// Loads preset `i` at t=0.
     pub fn load(&self, i: usize) {
         let Some(p) = PRESETS.get(i) else { return };
-        let r = parse_json(p.text)
-            .map_err(|e| vec![e])
-            .and_then(|v| model::load_value(v.clone()).map(|l| (l, v)))
-            .map_err(|errs| errors_text(&errs));
-        self.install(r, Source::Preset(i));
+        let v = match parse_json(p.text) {
+            Ok(v) => v,
+            Err(e) => return self.install(Err(errors_text(&[e])), Source::Preset(i)),
+        };
+        let this = *self;
+        super::models::when_ready_for(&v.clone(), move |fetched| {
+            let r =
+                fetched.and_then(|()| super::models::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
+            this.install(r, Source::Preset(i));
+        });
     }
 
     /// Loads a scenario document (opened, pasted or from a link), with its `edits` if it has
@@ -254,13 +259,25 @@ impl Sim {
         self.load_value(v, name)
     }
 
+    /// `load_text`, once the model's code is in the page (fetched first if need be); `done` gets
+    /// the outcome.
+    pub fn load_text_then(&self, text: &str, name: String, done: impl FnOnce(Result<(), String>) + 'static) {
+        let this = *self;
+        match parse_json(text) {
+            Ok(v) => {
+                super::models::when_ready_for(&v.clone(), move |fetched| done(fetched.and_then(|()| this.load_value(v, &name))))
+            }
+            Err(e) => done(Err(errors_text(&[e]))),
+        }
+    }
+
     pub fn load_value(&self, v: Value, name: &str) -> Result<(), String> {
         let mut scenario = v.clone();
         if let Value::Object(o) = &mut scenario {
             o.remove("edits");
         }
         // A bad document leaves the current run alone: check first.
-        let loaded = model::load_value(v).map_err(|errs| errors_text(&errs))?;
+        let loaded = super::models::load_value(v).map_err(|errs| errors_text(&errs))?;
         self.install(Ok((loaded, scenario)), Source::Own { name: name.to_string() });
         Ok(())
     }
@@ -273,6 +290,8 @@ impl Sim {
     }
 
     /// Opens a link: the preset or carried scenario, the seed, the edits, then the playhead.
+    /// When the model's code has to be fetched first, this returns at once and opens the link
+    /// once it has arrived; errors then show as `load_error`.
     pub fn open_link(&self, l: &Link) -> Result<(), String> {
         let base = match (&l.scenario, l.preset) {
             (Some(s), _) => Some((s.clone(), "linked scenario".to_string(), None)),
@@ -282,6 +301,15 @@ impl Sim {
             }
             (None, None) => None,
         };
+        if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::models::ready_for(v)) {
+            let (this, l) = (*self, l.clone());
+            super::models::when_ready_for(v, move |fetched| {
+                if let Err(e) = fetched.and_then(|()| this.open_link(&l)) {
+                    this.load_error.set(Some(format!("link: {e}")));
+                }
+            });
+            return Ok(());
+        }
         if let Some((mut v, name, preset)) = base {
             if let Value::Object(o) = &mut v {
                 if let Some(seed) = l.seed {
@@ -641,8 +669,19 @@ impl Sim {
 
     /// Opens a comparison: `scenario` (a variant of this one) runs beside the current run, in
     /// lockstep from t=0.
+    /// When the variant's model has to be fetched first, this returns at once and opens the
+    /// comparison once it has arrived; errors then show as `load_error`.
     pub fn open_compare(&self, scenario: Value, label: &str) -> Result<(), String> {
-        let Loaded { sim: mut other, edits } = model::load_value(scenario).map_err(|errs| errors_text(&errs))?;
+        if !super::models::ready_for(&scenario) {
+            let (this, label) = (*self, label.to_string());
+            super::models::when_ready_for(&scenario.clone(), move |fetched| {
+                if let Err(e) = fetched.and_then(|()| this.open_compare(scenario, &label)) {
+                    this.load_error.set(Some(format!("compare: {e}")));
+                }
+            });
+            return Ok(());
+        }
+        let Loaded { sim: mut other, edits } = super::models::load_value(scenario).map_err(|errs| errors_text(&errs))?;
         let mut h = History::with_commands(&*other, edits);
         let now = self.peek(|m| m.now()).unwrap_or(0);
         let _ = h.advance(&mut other, now);

@@ -65,3 +65,30 @@ fn the_core_is_pure() {
     }
     assert!(offences.is_empty(), "the core must stay pure:\n{}", offences.join("\n"));
 }
+
+/// The page builds runs only after `ui::models::when_ready`, with the builders it has: the core's
+/// loaders name every model, so one call from the UI would put Kafka and Pulsar back into the
+/// page's first download (and build a run whose code may not have arrived).
+#[test]
+fn the_page_builds_runs_only_through_its_parts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/ui"), true, &mut files);
+    let mut offences = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        // Unit tests run natively with every model; they may use the core's loaders.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            for loader in
+                ["model::parse", "model::load(", "model::load_value(", "model::run(", "model::builder(", "model::build_"]
+            {
+                let allowed = line.contains("model::build_") && f.ends_with("ui/models.rs");
+                if line.contains(loader) && !allowed {
+                    offences.push(format!("{}:{}: {}", f.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(offences.is_empty(), "the page builds a run around ui::models:\n{}", offences.join("\n"));
+}

@@ -619,6 +619,7 @@ pub fn report_json(w: &World) -> Value {
         "name": w.scenario.name,
         "until": w.scenario.until,
         "events": w.log.len(),
+        "digest": format!("{:016x}", w.log.digest()),
         "produced": w.messages.len(),
         "partitions": partitions,
         "consumers": consumers_json(w),
@@ -635,11 +636,12 @@ pub fn report_text(w: &World) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} (kafka) until t={}: {} records produced, {} events",
+        "{} (kafka) until t={}: {} records produced, {} events, digest {}",
         w.scenario.name,
         w.scenario.until,
         w.messages.len(),
-        w.log.len()
+        w.log.len(),
+        r["digest"].as_str().unwrap_or("")
     );
     if let Some(groups) = r["groups"].as_object() {
         for (name, g) in groups {
