@@ -264,6 +264,8 @@ test('7. deployable anywhere: served from a sub-path with a favicon and a clean 
   assert.deepEqual(errors, []);
 });
 
+const optionValue = (page, file) => page.$eval(`[data-testid="preset-select"] option[data-file="${file}"]`, (o) => o.value);
+
 test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (preset, link, paste, embed); a failed fetch is an error and a retry works', async () => {
   const cliDigest = (file, until) => {
     const v = JSON.parse(preset(file));
@@ -331,10 +333,21 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   // A chunk that cannot be fetched: an error on the page, the run stays; the next try fetches it.
   const flaky = await openPage(ctx);
   await flaky.page.route('**/split_kafka.wasm', (r) => r.abort());
-  await flaky.page.selectOption('[data-testid="preset-select"]', { label: await flaky.page.$eval('[data-testid="preset-select"] option[data-file="kafka-eager-join.json"]', (o) => o.textContent) });
+  await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'kafka-eager-join.json'));
   await flaky.page.waitForFunction(() => /Kafka model could not be loaded/.test(document.querySelector('[role="alert"]')?.textContent || ''));
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.selectedOptions[0].dataset.file), SEED, 'the picker shows what runs');
+  await flaky.page.unroute('**/split_kafka.wasm');
+  // The last choice wins: a slow Kafka fetch finishing after another preset was picked loads nothing.
+  await flaky.page.route('**/split_kafka.wasm', async (r) => {
+    await new Promise((res) => setTimeout(res, 1500));
+    await r.continue();
+  });
+  await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'kafka-eager-join.json'));
+  await loadPreset(flaky.page, 'sql92-filter.json');
+  await flaky.page.waitForResponse('**/split_kafka.wasm');
+  await flaky.page.waitForTimeout(300);
+  assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), 'sql92-filter.json');
   await flaky.page.unroute('**/split_kafka.wasm');
   await loadPreset(flaky.page, 'kafka-eager-join.json');
   await flaky.page.close();

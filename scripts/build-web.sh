@@ -7,6 +7,11 @@
 # fetched on demand, and that step runs between `cargo build` and `wasm-bindgen`, where Trunk 0.21
 # has no hook. Debug builds (`trunk serve`) skip the split: one wasm, built fast.
 #
+# The files go into a directory named by their content hash (app-<hash>/), and index.html is
+# pointed at it: a redeployed site never pairs a cached glue file or chunk with a new wasm (the
+# glue must match its wasm exactly). Chunks are fetched relative to __wasm_split.js, so they
+# follow.
+#
 # Outside Trunk: TRUNK_STAGING_DIR=out TRUNK_PROFILE=release bash scripts/build-web.sh
 set -euo pipefail
 cd "${TRUNK_SOURCE_DIR:-$(dirname "$0")/..}"
@@ -19,10 +24,21 @@ rm -rf "$tmp" && mkdir -p "$tmp"
 # .cargo/config.toml's flags for wasm32 are replaced by RUSTFLAGS, so they are restated here.
 flags="-C target-feature=+simd128 --cfg erase_components"
 
+# Moves the built files from $tmp/app into $out/app-<hash>/ and points index.html there.
+publish() {
+  local hash
+  hash="$(cat "$tmp/app"/* | sha256sum | cut -c1-16)"
+  mkdir -p "$out/app-$hash"
+  mv "$tmp/app"/* "$out/app-$hash/"
+  sed -i "s|\./main\.js|./app-$hash/main.js|; s|\./main_bg\.wasm|./app-$hash/main_bg.wasm|" "$out/index.html"
+}
+mkdir -p "$tmp/app"
+
 if [ "$profile" != release ]; then
   RUSTFLAGS="$flags" cargo build --target wasm32-unknown-unknown --bin mqviz-web
-  wasm-bindgen "$target_dir/wasm32-unknown-unknown/debug/mqviz-web.wasm" --out-dir "$out" --out-name main \
+  wasm-bindgen "$target_dir/wasm32-unknown-unknown/debug/mqviz-web.wasm" --out-dir "$tmp/app" --out-name main \
     --target web --no-typescript
+  publish
   exit 0
 fi
 
@@ -41,6 +57,7 @@ features="--enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int -
   --enable-mutable-globals --enable-reference-types --enable-multivalue"
 for w in "$tmp/bindgen"/*.wasm; do
   # shellcheck disable=SC2086
-  wasm-opt -Oz $features "$w" -o "$out/$(basename "$w")"
+  wasm-opt -Oz $features "$w" -o "$tmp/app/$(basename "$w")" 2>&1 | { grep -v "unknown name subsection" || true; }
 done
-cp "$tmp/bindgen"/*.js "$out/"
+cp "$tmp/bindgen"/*.js "$tmp/app/"
+publish

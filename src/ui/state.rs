@@ -105,6 +105,10 @@ pub struct Sim {
     pub embed: RwSignal<bool>,
     /// A long seek still under way: the frame loop advances it a slice per frame.
     pub seeking: RwSignal<Option<SeekJob>>,
+    /// Counts the runs asked for (preset, file, paste, link, comparison). A run whose model's
+    /// code is still being fetched is built only if nothing was asked for since: the last choice
+    /// wins, not the last fetch to finish.
+    asked: StoredValue<u64>,
 }
 
 /// A seek that did not finish within one frame's budget. `chunk` is the simulated time one
@@ -175,6 +179,7 @@ impl Sim {
             comparing: RwSignal::new(false),
             embed: RwSignal::new(false),
             seeking: RwSignal::new(None),
+            asked: StoredValue::new(0),
         };
         sim.load(0);
         sim
@@ -237,6 +242,18 @@ impl Sim {
         self.bump();
     }
 
+    /// Runs `then` once the model `v` names is in the page (see `ui::models::when_ready`),
+    /// unless another run was asked for meanwhile.
+    fn when_ready(&self, v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
+        self.asked.update_value(|n| *n += 1);
+        let (this, ticket) = (*self, self.asked.get_value());
+        super::models::when_ready_for(v, move |r| {
+            if this.asked.get_value() == ticket {
+                then(r)
+            }
+        });
+    }
+
     /// Loads preset `i` at t=0.
     pub fn load(&self, i: usize) {
         let Some(p) = PRESETS.get(i) else { return };
@@ -245,7 +262,7 @@ impl Sim {
             Err(e) => return self.install(Err(errors_text(&[e])), Source::Preset(i)),
         };
         let this = *self;
-        super::models::when_ready_for(&v.clone(), move |fetched| {
+        this.when_ready(&v.clone(), move |fetched| {
             let r =
                 fetched.and_then(|()| super::models::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
             this.install(r, Source::Preset(i));
@@ -264,9 +281,7 @@ impl Sim {
     pub fn load_text_then(&self, text: &str, name: String, done: impl FnOnce(Result<(), String>) + 'static) {
         let this = *self;
         match parse_json(text) {
-            Ok(v) => {
-                super::models::when_ready_for(&v.clone(), move |fetched| done(fetched.and_then(|()| this.load_value(v, &name))))
-            }
+            Ok(v) => this.when_ready(&v.clone(), move |fetched| done(fetched.and_then(|()| this.load_value(v, &name)))),
             Err(e) => done(Err(errors_text(&[e]))),
         }
     }
@@ -303,7 +318,7 @@ impl Sim {
         };
         if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::models::ready_for(v)) {
             let (this, l) = (*self, l.clone());
-            super::models::when_ready_for(v, move |fetched| {
+            self.when_ready(v, move |fetched| {
                 if let Err(e) = fetched.and_then(|()| this.open_link(&l)) {
                     this.load_error.set(Some(format!("link: {e}")));
                 }
@@ -674,7 +689,7 @@ impl Sim {
     pub fn open_compare(&self, scenario: Value, label: &str) -> Result<(), String> {
         if !super::models::ready_for(&scenario) {
             let (this, label) = (*self, label.to_string());
-            super::models::when_ready_for(&scenario.clone(), move |fetched| {
+            self.when_ready(&scenario.clone(), move |fetched| {
                 if let Err(e) = fetched.and_then(|()| this.open_compare(scenario, &label)) {
                     this.load_error.set(Some(format!("compare: {e}")));
                 }
