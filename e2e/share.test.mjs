@@ -348,6 +348,22 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   await flaky.page.waitForResponse('**/split_kafka.wasm');
   await flaky.page.waitForTimeout(300);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), 'sql92-filter.json');
+  // So does a run installed without asking for code: Reset of an own scenario, during a slow
+  // Pulsar fetch.
+  await flaky.page.click('[data-testid="paste-open"]');
+  await flaky.page.fill('[data-testid="paste-text"]', preset('consistent-group.json'));
+  await flaky.page.click('[data-testid="paste-load"]');
+  await flaky.page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'own');
+  await flaky.page.route('**/split_pulsar.wasm', async (r) => {
+    await new Promise((res) => setTimeout(res, 1500));
+    await r.continue();
+  });
+  await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'pulsar-failover.json'));
+  await flaky.page.click('[data-testid="reset"]');
+  await flaky.page.waitForResponse('**/split_pulsar.wasm');
+  await flaky.page.waitForTimeout(300);
+  assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), 'own');
+  await flaky.page.unroute('**/split_pulsar.wasm');
   await flaky.page.unroute('**/split_kafka.wasm');
   await loadPreset(flaky.page, 'kafka-eager-join.json');
   await flaky.page.close();

@@ -105,9 +105,9 @@ pub struct Sim {
     pub embed: RwSignal<bool>,
     /// A long seek still under way: the frame loop advances it a slice per frame.
     pub seeking: RwSignal<Option<SeekJob>>,
-    /// Counts the runs asked for (preset, file, paste, link, comparison). A run whose model's
-    /// code is still being fetched is built only if nothing was asked for since: the last choice
-    /// wins, not the last fetch to finish.
+    /// Counts the runs asked for (preset, file, paste, link, comparison) and the runs installed.
+    /// A run whose model's code is still being fetched is built only if nothing was asked for or
+    /// installed since: the last choice wins, not the last fetch to finish.
     asked: StoredValue<u64>,
 }
 
@@ -208,6 +208,9 @@ impl Sim {
         self.close_compare();
         match r {
             Ok((Loaded { sim: mut m, edits }, scenario)) => {
+                // Paths that need no fetch (an embed `load`, Reset) install directly: a fetch
+                // still under way must not replace their run either.
+                self.asked.update_value(|n| *n += 1);
                 let mut h = History::with_commands(&*m, edits);
                 // Edits at t=0 apply at once, as they did when entered.
                 let _ = h.advance(&mut m, 0);
