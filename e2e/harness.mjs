@@ -93,6 +93,16 @@ export async function openPage(ctx, { viewport = { width: 1280, height: 800 }, f
   page.on('request', (r) => requests.push(new URL(r.url()).pathname.split('/').pop()));
   await page.goto(`${ctx.baseUrl}${fragment}`);
   await page.waitForSelector('[data-testid="sim-time"]');
+  // A preset other than the default arrives after the first view (its text, maybe its model's
+  // code): wait for it, or for the error that says why not.
+  const named = /(?:^#|&)preset=([^&]+)/.exec(fragment);
+  if (named && !/(?:^#|&)embed(?:&|$)/.test(fragment)) {
+    const file = named[1].endsWith('.json') ? named[1] : `${named[1]}.json`;
+    await page.waitForFunction(
+      (file) => ['own', file].includes(document.querySelector('[data-testid="preset-select"]')?.dataset.loaded) || document.querySelector('[role="alert"]'),
+      file,
+    );
+  }
   return { page, errors, requests };
 }
 

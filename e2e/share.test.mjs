@@ -266,7 +266,7 @@ test('7. deployable anywhere: served from a sub-path with a favicon and a clean 
 
 const optionValue = (page, file) => page.$eval(`[data-testid="preset-select"] option[data-file="${file}"]`, (o) => o.value);
 
-test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (preset, link, paste, embed); a failed fetch is an error and a retry works', async () => {
+test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the first run of theirs (preset, link, paste, embed); a failed fetch is an error and a retry works', async () => {
   const cliDigest = (file, until) => {
     const v = JSON.parse(preset(file));
     v.until = until;
@@ -275,15 +275,21 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
     return JSON.parse(execFileSync(cli, ['run', path, '--json']).toString()).digest;
   };
   const chunk = (requests, model) => requests.filter((f) => f === `split_${model}.wasm`).length;
+  // A preset's scenario and its tour have the same file name (in scenarios/ and tours/).
+  const texts = (requests, file) => requests.filter((f) => f === file).length;
 
-  // The first view fetches neither model; a Kafka preset fetches Kafka's chunk once.
+  // The first view fetches neither model nor any preset text; a Kafka preset fetches Kafka's
+  // chunk and its own scenario and tour, once.
   const { page, errors, requests } = await openPage(ctx);
   await waitScene(page, (x) => x.rows.length > 0);
   assert.equal(chunk(requests, 'kafka') + chunk(requests, 'pulsar'), 0, requests.join(' '));
+  assert.equal(requests.filter((f) => f.endsWith('.json')).length, 0, requests.join(' '));
   await loadPreset(page, 'kafka-eager-join.json');
   await page.waitForSelector('[data-testid="kafka-gantt"]');
   assert.equal(chunk(requests, 'kafka'), 1);
   assert.equal(chunk(requests, 'pulsar'), 0);
+  assert.equal(texts(requests, 'kafka-eager-join.json'), 2);
+  await page.waitForSelector('[data-testid="tour-start"]');
   // A pasted Pulsar scenario waits for Pulsar's code, then loads; its errors still show inline.
   const bad = JSON.parse(preset('pulsar-failover.json'));
   bad.until = 'soon';
@@ -295,8 +301,11 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   await page.fill('[data-testid="paste-text"]', preset('pulsar-failover.json'));
   await page.click('[data-testid="paste-load"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'own');
-  // Back to a Kafka preset: its code is in the page already.
+  // Back to a Kafka preset: its code is in the page already; so are the texts of one seen before.
   await loadPreset(page, 'kafka-cooperative-join.json');
+  assert.equal(chunk(requests, 'kafka'), 1);
+  await loadPreset(page, 'kafka-eager-join.json');
+  assert.equal(texts(requests, 'kafka-eager-join.json'), 2);
   assert.equal(chunk(requests, 'kafka'), 1);
   await page.close();
   assert.deepEqual(errors, []);
@@ -309,6 +318,7 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   assert.match(link.page.url(), /#preset=pulsar-key-shared-join&t=4200/);
   assert.equal(chunk(link.requests, 'pulsar'), 1);
   assert.equal(chunk(link.requests, 'kafka'), 0);
+  assert.equal(texts(link.requests, 'pulsar-key-shared-join.json'), 2);
   await link.page.close();
   assert.deepEqual(link.errors, []);
 
@@ -338,6 +348,14 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.selectedOptions[0].dataset.file), SEED, 'the picker shows what runs');
   await flaky.page.unroute('**/split_kafka.wasm');
+  // The same for a preset's text.
+  await flaky.page.route('**/scenarios/consistent-group.json', (r) => r.abort());
+  await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'consistent-group.json'));
+  await flaky.page.waitForFunction(() => /“Consistent group \(control\)” could not be loaded/.test(document.querySelector('[role="alert"]')?.textContent || ''));
+  assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
+  await flaky.page.unroute('**/scenarios/consistent-group.json');
+  await loadPreset(flaky.page, 'consistent-group.json');
+  await flaky.page.waitForSelector('[data-testid="tour-start"]');
   // The last choice wins: a slow Kafka fetch finishing after another preset was picked loads nothing.
   await flaky.page.route('**/split_kafka.wasm', async (r) => {
     await new Promise((res) => setTimeout(res, 1500));
@@ -367,7 +385,7 @@ test('on demand: Kafka and Pulsar code is fetched by the first run of theirs (pr
   await flaky.page.unroute('**/split_kafka.wasm');
   await loadPreset(flaky.page, 'kafka-eager-join.json');
   await flaky.page.close();
-  assert.ok(flaky.errors.every((e) => /split_kafka|Failed to fetch|net::ERR_FAILED/.test(e)), flaky.errors.join(' | '));
+  assert.ok(flaky.errors.every((e) => /split_kafka|consistent-group\.json|Failed to fetch|net::ERR_FAILED/.test(e)), flaky.errors.join(' | '));
 });
 
 test('speed: a link with 100 edits and a playhead at 10 minutes draws its first frame within a second', async () => {

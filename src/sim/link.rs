@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::presets::{by_file, Preset};
+use super::presets::{entry, Entry};
 
 /// Longest fragment accepted (characters). Longer runs are shared as exported files.
 pub const MAX_LINK: usize = 16_384;
@@ -163,8 +163,8 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
                     return err(vcol, format!("bench: expected a message count from 4 to {MAX_BENCH_MESSAGES}, found {value:?}"))
                 }
             },
-            "preset" => match by_file(value).or_else(|| by_file(&format!("{value}.json"))) {
-                Some(Preset { file, .. }) => link.preset = Some(file),
+            "preset" => match entry(value).or_else(|| entry(&format!("{value}.json"))) {
+                Some(Entry { file, .. }) => link.preset = Some(file),
                 None => return err(vcol, format!("unknown preset {value:?}")),
             },
             "scenario" => match packed(value)? {

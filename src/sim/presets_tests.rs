@@ -43,3 +43,18 @@ fn every_model_reports_its_digest() {
         assert!(sim.report_text().contains(&format!("digest {digest}")), "{}", p.file);
     }
 }
+
+/// The page lists `CATALOGUE` and carries only the default preset's texts; the rest it fetches
+/// from `static/`. Both lists, and the default texts, must say what the files say.
+#[test]
+fn the_catalogue_and_the_default_texts_match_the_files() {
+    use crate::presets::{CATALOGUE, DEFAULT_SCENARIO, DEFAULT_TOUR, PRESETS};
+    assert_eq!(CATALOGUE.len(), PRESETS.len());
+    for (e, p) in CATALOGUE.iter().zip(PRESETS) {
+        assert_eq!((e.file, e.label), (p.file, p.label));
+        assert_eq!(e.tour, crate::tour::text_of(p.file).is_some(), "{}", p.file);
+    }
+    assert_eq!(DEFAULT_SCENARIO, PRESETS[0].text);
+    assert_eq!(Some(DEFAULT_TOUR), crate::tour::text_of(PRESETS[0].file));
+    assert!(CATALOGUE.iter().any(|e| !e.tour), "has_tour is never false here");
+}

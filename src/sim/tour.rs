@@ -158,7 +158,12 @@ pub const TOURS: &[(&str, &str)] = &[
 
 /// The tour of a preset file, if it has one.
 pub fn for_preset(preset: &str) -> Option<Tour> {
-    TOURS.iter().find(|(f, _)| *f == preset).and_then(|(_, text)| parse_tour(text).ok())
+    text_of(preset).and_then(|text| parse_tour(text).ok())
+}
+
+/// The text of a preset file's tour, if it has one.
+pub fn text_of(preset: &str) -> Option<&'static str> {
+    TOURS.iter().find(|(f, _)| *f == preset).map(|(_, text)| *text)
 }
 
 #[cfg(test)]

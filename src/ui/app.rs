@@ -268,8 +268,8 @@ pub fn App() -> impl IntoView {
                     <p>{move || first_sentence(&description()).1}</p>
                 </details>
                 {move || {
-                    models::fetching()
-                        .map(|k| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading the {} model…", k.title())}</p> })
+                    super::fetching::what()
+                    .map(|what| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading {what}…")}</p> })
                 }}
                 {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </section>

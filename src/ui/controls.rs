@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 
 use super::share::edit_marks;
-use super::state::{fmt_ms, SeekJob, Sim, Source, PRESETS};
+use super::state::{fmt_ms, SeekJob, Sim, Source};
 use crate::sim::engine::Millis;
 use crate::sim::model::MomentKind;
+use crate::sim::presets::CATALOGUE;
 use crate::sim::story::Mark;
 
 fn speed_label(log: f64) -> String {
@@ -67,7 +68,7 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                     aria-label="Scenario preset"
                     // What is loaded, once it is: a Kafka or Pulsar preset loads after its code arrives.
                     data-loaded=move || match sim.source.get() {
-                        Source::Preset(i) => PRESETS.get(i).map_or("", |p| p.file),
+                        Source::Preset(i) => CATALOGUE.get(i).map_or("", |p| p.file),
                         Source::Own { .. } => "own",
                     }
                     // Back to what is loaded when a choice could not be (its model's code failed
@@ -85,7 +86,7 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                         }
                     }
                 >
-                    {PRESETS
+                    {CATALOGUE
                         .iter()
                         .enumerate()
                         .map(|(i, p)| {

@@ -7,7 +7,8 @@
 //! once, `{"type": "state", "t", "digest", "playing"}` after every command and twice a second while
 //! playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
 //! an error and never executed. A `load` of a model whose code the page has not fetched yet waits
-//! for it, and the messages after it wait their turn.
+//! for it, and the messages after it wait their turn; so do messages that come before the first
+//! run (a preset fetched after the first download) is in, and `ready` is said once it is.
 
 use std::cell::RefCell;
 
@@ -155,8 +156,20 @@ pub fn serve(sim: Sim) {
     });
     let _ = win.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 500);
     tick.forget();
-    post(&json!({"type": "ready"}));
-    post(&state(sim));
+    // The first run may still be on its way (a preset's text, a model's code): say `ready` once it
+    // is in, and hold the messages that come before.
+    QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
+    Effect::new(move |ready: Option<bool>| {
+        if ready == Some(true) || super::fetching::what().is_some() {
+            return ready == Some(true);
+        }
+        post(&json!({"type": "ready"}));
+        post(&state(sim));
+        for queued in QUEUED.with(|q| q.borrow_mut().take()).unwrap_or_default() {
+            receive(sim, queued);
+        }
+        true
+    });
 }
 
 /// The embedded page: canvas, play/pause, time, and a way out to the full app.
@@ -189,8 +202,8 @@ pub fn EmbedView(canvas: NodeRef<leptos::html::Canvas>, toggle_play: impl Fn() +
                 <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Topology and messages in flight"></canvas>
             </div>
             {move || {
-                models::fetching()
-                    .map(|k| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading the {} model…", k.title())}</p> })
+                super::fetching::what()
+                    .map(|what| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading {what}…")}</p> })
             }}
             {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </div>

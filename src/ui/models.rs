@@ -125,25 +125,6 @@ thread_local! {
     static FETCHED: std::cell::Cell<[Option<Parts>; 3]> = const { std::cell::Cell::new([None; 3]) };
 }
 
-#[cfg(mqviz_split)]
-thread_local! {
-    // An `Arc` signal: owned by no component, so no view that reads it can dispose it.
-    static FETCHING: ArcRwSignal<Option<BrokerKind>> = ArcRwSignal::new(None);
-}
-
-/// The model whose code is being fetched, if one is (tracked): the page says so, and does not
-/// write the address bar meanwhile, since what it shows is not yet what was asked for.
-#[cfg(mqviz_split)]
-pub fn fetching() -> Option<BrokerKind> {
-    FETCHING.with(|f| f.get())
-}
-
-/// The model whose code is being fetched: none, every model is in this build.
-#[cfg(not(mqviz_split))]
-pub fn fetching() -> Option<BrokerKind> {
-    None
-}
-
 /// The parts of `kind` if they are in the page.
 #[cfg(mqviz_split)]
 pub fn parts(kind: BrokerKind) -> Option<Parts> {
@@ -171,14 +152,13 @@ fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>)) {
 
 #[cfg(mqviz_split)]
 fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
+    let under_way = super::fetching::begin(format!("the {} model", kind.title()));
     leptos::task::spawn_local(async move {
-        FETCHING.with(|f| f.set(Some(kind)));
         let fetched = match kind {
             BrokerKind::RocketMq => Ok(rocketmq_parts()),
             BrokerKind::Kafka => kafka_parts().await,
             BrokerKind::Pulsar => pulsar_parts().await,
         };
-        FETCHING.with(|f| f.update(|k| *k = k.filter(|k| *k != kind)));
         match fetched {
             Ok(p) => {
                 FETCHED.with(|f| {
@@ -192,6 +172,7 @@ fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
                 then(Err(format!("the {} model could not be loaded ({e}); check the connection and try again", kind.title())))
             }
         }
+        drop(under_way);
     });
 }
 

@@ -11,16 +11,16 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::frame::perf_now;
+use super::presets::Texts;
 use crate::sim::engine::Millis;
 use crate::sim::history::{Entered, History};
 use crate::sim::json_path::{parse_json, PathError};
 use crate::sim::link::{self, Link};
 use crate::sim::model::{self, BrokerKind, Loaded, Simulation, View};
+use crate::sim::presets::CATALOGUE;
 use crate::sim::scenario::compare_variant;
 use crate::sim::story::Story;
-use crate::sim::tour::{self, Pinned, Tour};
-
-pub use crate::sim::presets::PRESETS;
+use crate::sim::tour::{Pinned, Tour};
 
 pub fn errors_text(errs: &[PathError]) -> String {
     errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
@@ -196,7 +196,7 @@ impl Sim {
     /// The preset file loaded, if a preset is.
     pub fn preset_file(&self) -> Option<&'static str> {
         match self.source.get_untracked() {
-            Source::Preset(i) => PRESETS.get(i).map(|p| p.file),
+            Source::Preset(i) => CATALOGUE.get(i).map(|p| p.file),
             Source::Own { .. } => None,
         }
     }
@@ -257,18 +257,34 @@ impl Sim {
         });
     }
 
+    /// Runs `then` with the texts of preset `i` once they are in the page (see `ui::presets`),
+    /// unless another run was asked for meanwhile.
+    fn when_texts(&self, i: usize, then: impl FnOnce(Result<Texts, String>) + 'static) {
+        self.asked.update_value(|n| *n += 1);
+        let (this, ticket) = (*self, self.asked.get_value());
+        super::presets::when_ready(i, move |r| {
+            if this.asked.get_value() == ticket {
+                then(r)
+            }
+        });
+    }
+
     /// Loads preset `i` at t=0.
     pub fn load(&self, i: usize) {
-        let Some(p) = PRESETS.get(i) else { return };
-        let v = match parse_json(p.text) {
-            Ok(v) => v,
-            Err(e) => return self.install(Err(errors_text(&[e])), Source::Preset(i)),
-        };
+        if i >= CATALOGUE.len() {
+            return;
+        }
         let this = *self;
-        this.when_ready(&v.clone(), move |fetched| {
-            let r =
-                fetched.and_then(|()| super::models::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
-            this.install(r, Source::Preset(i));
+        self.when_texts(i, move |texts| {
+            let v = match texts.and_then(|t| parse_json(t.scenario).map_err(|e| errors_text(&[e]))) {
+                Ok(v) => v,
+                Err(e) => return this.install(Err(e), Source::Preset(i)),
+            };
+            this.when_ready(&v.clone(), move |fetched| {
+                let r = fetched
+                    .and_then(|()| super::models::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
+                this.install(r, Source::Preset(i));
+            });
         });
     }
 
@@ -311,12 +327,25 @@ impl Sim {
     /// When the model's code has to be fetched first, this returns at once and opens the link
     /// once it has arrived; errors then show as `load_error`.
     pub fn open_link(&self, l: &Link) -> Result<(), String> {
+        // At once, even when the run comes later: the page picks its layout when it starts.
+        self.embed.set(l.embed);
         let base = match (&l.scenario, l.preset) {
             (Some(s), _) => Some((s.clone(), "linked scenario".to_string(), None)),
-            (None, Some(file)) => {
-                let i = PRESETS.iter().position(|p| p.file == file);
-                i.and_then(|i| parse_json(PRESETS[i].text).ok().map(|v| (v, file.to_string(), Some(i))))
-            }
+            (None, Some(file)) => match CATALOGUE.iter().position(|p| p.file == file) {
+                Some(i) => match super::presets::in_page(i) {
+                    Some(texts) => parse_json(texts.scenario).ok().map(|v| (v, file.to_string(), Some(i))),
+                    None => {
+                        let (this, l) = (*self, l.clone());
+                        self.when_texts(i, move |texts| {
+                            if let Err(e) = texts.and_then(|_| this.open_link(&l)) {
+                                this.load_error.set(Some(format!("link: {e}")));
+                            }
+                        });
+                        return Ok(());
+                    }
+                },
+                None => None,
+            },
             (None, None) => None,
         };
         if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::models::ready_for(v)) {
@@ -352,7 +381,6 @@ impl Sim {
         if let Some(t) = l.time {
             self.advance(t);
         }
-        self.embed.set(l.embed);
         Ok(())
     }
 
@@ -364,7 +392,7 @@ impl Sim {
             .with_value(|h| h.as_ref().map(|h| h.commands().iter().map(|c| c.command.clone()).collect()))
             .unwrap_or_default();
         let (preset, scenario) = match self.source.get_untracked() {
-            Source::Preset(i) => (PRESETS.get(i).map(|p| p.file), None),
+            Source::Preset(i) => (CATALOGUE.get(i).map(|p| p.file), None),
             Source::Own { .. } => (None, self.scenario.get_value()),
         };
         let panel = match self.tab.get_untracked() {
@@ -427,7 +455,7 @@ impl Sim {
     /// Starts the preset's tour from the beginning (reloading the preset).
     pub fn start_tour(&self) {
         let Some(file) = self.preset_file() else { return };
-        let Some(tour) = tour::for_preset(file) else { return };
+        let Some(tour) = super::presets::tour(file) else { return };
         self.load(self.preset.get_untracked());
         // Pin the steps on a run to the end: the future is determined by the scenario.
         let pinned = self.peek(|m| {

@@ -7,7 +7,6 @@ use wasm_bindgen::JsCast;
 
 use super::canvas;
 use super::state::Sim;
-use crate::sim::tour;
 
 /// "Take the tour", shown when the loaded preset has one.
 #[component]
@@ -16,7 +15,7 @@ pub fn TourStart() -> impl IntoView {
     let has_tour = move || {
         sim.preset.track();
         sim.kind.track();
-        sim.preset_file().and_then(tour::for_preset).map(|t| t.title)
+        sim.preset_file().and_then(super::presets::tour).map(|t| t.title)
     };
     view! {
         {move || {

@@ -51,7 +51,7 @@ pub fn keep_in_sync(sim: Sim) {
         sim.ui_version.track();
         sim.edits_version.track();
         sim.tab.track();
-        if sim.playing.get() || sim.embed.get_untracked() || super::models::fetching().is_some() {
+        if sim.playing.get() || sim.embed.get_untracked() || super::fetching::what().is_some() {
             return;
         }
         if let Ok(fragment) = sim.link() {

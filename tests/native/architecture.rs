@@ -92,3 +92,24 @@ fn the_page_builds_runs_only_through_its_parts() {
     }
     assert!(offences.is_empty(), "the page builds a run around ui::models:\n{}", offences.join("\n"));
 }
+
+/// The page takes preset texts only from `ui::presets`: `PRESETS`, `by_file` and the tour list
+/// carry every preset's text, so naming them would compile every text into the page's first
+/// download, where the release page has only the default preset's.
+#[test]
+fn the_page_takes_preset_texts_only_from_ui_presets() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/ui"), true, &mut files);
+    let mut offences = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("ui/presets.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if ["PRESETS", "by_file(", "TOURS", "for_preset(", "text_of("].iter().any(|t| line.contains(t)) {
+                offences.push(format!("{}:{}: {}", f.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(offences.is_empty(), "the page names a list of preset texts:\n{}", offences.join("\n"));
+}
