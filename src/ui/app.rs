@@ -5,16 +5,15 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canvas::{self, Act};
-use super::compare::CompareStage;
 use super::controls::{Timeline, TopBar};
-use super::embed::EmbedView;
 use super::frame::{start_loop, Canvases};
 use super::inspector::Inspector;
+use super::lazy::lazy_view;
 use super::legend::Legend;
 use super::models;
 use super::share::ShareBar;
 use super::state::Sim;
-use super::tour::{TourCaption, TourStart};
+use super::tour::TourStart;
 
 /// Whether the element a key press is aimed at handles that key itself, so a page shortcut must
 /// not also act on it: Space presses a focused button (it must not also toggle play), arrows move
@@ -188,14 +187,7 @@ pub fn App() -> impl IntoView {
         }
     };
 
-    let toggle_play = move || {
-        if sim.playing.get_untracked() {
-            sim.playing.set(false);
-            sim.sync_ui();
-        } else {
-            sim.playing.set(true);
-        }
-    };
+    let toggle_play = move || sim.toggle_play();
 
     let _keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || handles_its_own_keys(ev.target(), &ev.key()) {
@@ -246,8 +238,7 @@ pub fn App() -> impl IntoView {
     };
 
     if sim.embed.get_untracked() {
-        super::embed::serve(sim);
-        return view! { <EmbedView canvas=canvas_ref toggle_play=toggle_play /> }.into_any();
+        return view! { {lazy_view!(super::embed::part(sim), canvas_ref)} }.into_any();
     }
 
     view! {
@@ -288,10 +279,12 @@ pub fn App() -> impl IntoView {
                         aria-label="Topology: producers, brokers with their partitions, consumers, assignment and messages in flight. Arrow keys move between elements and along a partition's messages; Enter opens a message's provenance."
                         aria-describedby="canvas-focus"
                     ></canvas>
-                    <TourCaption />
+                    <Show when=move || sim.tour.with(Option::is_some)>
+                        {lazy_view!(super::tour::player(), ())}
+                    </Show>
                 </div>
                 <Show when=move || sim.comparing.get()>
-                    <CompareStage canvas=cv.compare />
+                    {lazy_view!(super::compare::part(), cv.compare)}
                 </Show>
                 <p id="canvas-focus" class="sr-only" aria-live="polite" data-testid="canvas-focus">
                     {move || canvas_focus.get()}
@@ -320,28 +313,7 @@ pub fn App() -> impl IntoView {
                 {move || sim.announce.get()}
             </div>
             <Show when=move || sim.show_help.get()>
-                <div class="help" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">
-                    <h2>"Keyboard shortcuts"</h2>
-                    <dl>
-                        <dt><kbd>"Space"</kbd></dt>
-                        <dd>"Play / pause"</dd>
-                        <dt><kbd>"→"</kbd></dt>
-                        <dd>"Run the next event"</dd>
-                        <dt><kbd>"←"</kbd></dt>
-                        <dd>"Back to the previous instant (checkpoint + replay)"</dd>
-                        <dt><kbd>"N"</kbd></dt>
-                        <dd>"Run to the next key moment"</dd>
-                        <dt><kbd>"End"</kbd></dt>
-                        <dd>"Run to the end of the scenario (a long run seeks in slices; Escape stops it)"</dd>
-                        <dt><kbd>"Home"</kbd></dt>
-                        <dd>"Back to the start"</dd>
-                        <dt><kbd>"Tab"</kbd>" to the canvas, then arrows"</dt>
-                        <dd>"Move between brokers, partitions and consumers; Enter opens a message's provenance"</dd>
-                        <dt><kbd>"?"</kbd></dt>
-                        <dd>"Show / hide this panel"</dd>
-                    </dl>
-                    <button on:click=move |_| sim.show_help.set(false)>"Close"</button>
-                </div>
+                {lazy_view!(super::help::part(), sim)}
             </Show>
         </div>
     }

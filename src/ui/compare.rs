@@ -40,8 +40,14 @@ fn side_totals(m: &dyn Simulation) -> (Totals, BTreeMap<String, String>) {
     (m.totals(), owners(&m.view()))
 }
 
+/// The split point of the comparison's view (see `ui::lazy`).
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(compare, fallible))]
+pub fn part() -> Result<fn(NodeRef<leptos::html::Canvas>) -> AnyView, wasm_split_helpers::SplitLoaderError> {
+    Ok(|canvas| view! { <CompareStage canvas=canvas /> }.into_any())
+}
+
 #[component]
-pub fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
+fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
     let sim = expect_context::<Sim>();
     // Moves seen so far, and the owners they were measured against (per side).
     let moves = StoredValue::new(Vec::<Move>::new());

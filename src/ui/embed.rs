@@ -133,8 +133,16 @@ fn reply(outcome: Result<(), String>, sim: Sim) {
     }
 }
 
+/// The split point of embed mode (see `ui::lazy`): starts answering the embedding page, and gives
+/// the view.
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(embed, fallible))]
+pub fn part(sim: Sim) -> Result<fn(NodeRef<leptos::html::Canvas>) -> AnyView, wasm_split_helpers::SplitLoaderError> {
+    serve(sim);
+    Ok(|canvas| view! { <EmbedView canvas=canvas /> }.into_any())
+}
+
 /// Listens for the embedding page's messages and reports the state back.
-pub fn serve(sim: Sim) {
+fn serve(sim: Sim) {
     let _ = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
         let data = ev.data();
         let text = js_sys::JSON::stringify(&data).ok().and_then(|s| s.as_string()).unwrap_or_default();
@@ -174,8 +182,9 @@ pub fn serve(sim: Sim) {
 
 /// The embedded page: canvas, play/pause, time, and a way out to the full app.
 #[component]
-pub fn EmbedView(canvas: NodeRef<leptos::html::Canvas>, toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl IntoView {
+fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
     let sim = expect_context::<Sim>();
+    let toggle_play = move || sim.toggle_play();
     let now = move || {
         sim.version.track();
         sim.peek(|m| m.now()).unwrap_or(0)

@@ -500,6 +500,16 @@ impl Sim {
         }
     }
 
+    /// Play, or pause and bring the panels up to date.
+    pub fn toggle_play(&self) {
+        if self.playing.get_untracked() {
+            self.playing.set(false);
+            self.sync_ui();
+        } else {
+            self.playing.set(true);
+        }
+    }
+
     /// Brings the DOM panels up to date with the model.
     pub fn sync_ui(&self) {
         let v = self.version.get_untracked();

@@ -53,10 +53,22 @@ fn mark_panel(testid: Option<&str>) {
     }
 }
 
+/// The split point of the tour player (see `ui::lazy`): shown while a tour runs.
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(tour, fallible))]
+pub fn player() -> Result<fn(()) -> AnyView, wasm_split_helpers::SplitLoaderError> {
+    Ok(|()| view! { <TourCaption /> }.into_any())
+}
+
 /// The caption bubble, positioned over the canvas wrapper next to the highlighted element.
 #[component]
-pub fn TourCaption() -> impl IntoView {
+fn TourCaption() -> impl IntoView {
     let sim = expect_context::<Sim>();
+    // The player leaves with the tour, whichever way it ends (a preset chosen meanwhile too):
+    // take its marks along.
+    on_cleanup(|| {
+        canvas::set_highlight(None);
+        mark_panel(None);
+    });
     // (left, top) in px within the canvas wrapper, computed after the canvas has drawn.
     let pos = RwSignal::new((12.0f64, 12.0f64));
     let step = move || {
