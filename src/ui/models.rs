@@ -76,7 +76,8 @@ fn rocketmq_parts() -> Parts {
         tables: || view! { <super::rocketmq::Tables /> }.into_any(),
         stage: || view! { <super::rocketmq::StagePlot /> }.into_any(),
         tab: |i, visible| match i {
-            0 => view! { <super::rocketmq::FilterPanel visible=visible /> }.into_any(),
+            // Mounted hidden, so fetched when first shown.
+            0 => view! { {super::lazy::lazy_view!(super::rocketmq::filter_panel(), visible, when visible)} }.into_any(),
             _ => ().into_any(),
         },
     }

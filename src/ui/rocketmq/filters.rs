@@ -103,8 +103,14 @@ fn group_index_html(w: &World, i: usize) -> String {
     out
 }
 
+/// The split point of the filter tab (see `ui::lazy`).
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(filters, fallible))]
+pub fn filter_panel() -> Result<fn(Signal<bool>) -> AnyView, wasm_split_helpers::SplitLoaderError> {
+    Ok(|visible| view! { <FilterPanel visible=visible /> }.into_any())
+}
+
 #[component]
-pub fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
+fn FilterPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     let sim = expect_context::<Sim>();
     let broker = RwSignal::new(0usize);
 

@@ -9,5 +9,5 @@ mod tables;
 
 pub use cost_plot::StagePlot;
 pub use editor::Editor;
-pub use filters::FilterPanel;
+pub use filters::filter_panel;
 pub use tables::Tables;
