@@ -90,7 +90,7 @@ test('1. open, paste and drop scenarios; errors have paths; an exported run repr
 });
 
 test('2. whole-run links: copy, open, same digest; old links; hostile fragments; the URL follows the page', async () => {
-  const { page } = await openPage(ctx, { fragment: `#preset=${SEED}` });
+  const { page, requests } = await openPage(ctx, { fragment: `#preset=${SEED}` });
   await runTo(page, 20000);
   await page.click('button[aria-label="crash ConsumerA"]');
   await page.click('[data-testid="add-consumer"]');
@@ -105,6 +105,9 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '45000');
   assert.equal(await digest(other.page), want, 'the link rebuilds the identical run');
   assert.deepEqual(other.errors, []);
+  // Writing links is in the first download; reading packed edits is fetched with the first such link.
+  assert.equal(requests.filter((f) => f === 'split_links.wasm').length, 0, requests.join(' '));
+  assert.equal(other.requests.filter((f) => f === 'split_links.wasm').length, 1, other.requests.join(' '));
   // Old links keep working.
   await other.page.goto(`${ctx.baseUrl}#preset=consistent-group&t=60000&speed=10`);
   await other.page.reload();

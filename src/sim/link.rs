@@ -6,7 +6,8 @@
 //! link rebuilds the identical run (same event-log digest). The old `#preset=..&t=..&speed=..`
 //! links keep working.
 //!
-//! Parsing is pure so the UI and the tests share it. A malformed or hostile fragment (truncated,
+//! Parsing is pure so the UI and the tests share it. Reading the packed fields is a step of its
+//! own (`Unpack`), so the page can fetch that code (the inflater) only for a link that has them. A malformed or hostile fragment (truncated,
 //! bad base64, bad compression, a decompression bomb, an invalid scenario) gives an error with the
 //! column where it goes wrong, never a hang or a panic: the fragment and what it inflates to are
 //! bounded.
@@ -110,11 +111,28 @@ pub fn unpack(text: &str) -> Result<Value, (usize, String)> {
         };
         (0, why)
     })?;
-    serde_json::from_slice(&inflated).map_err(|e| (0, format!("not valid JSON inside: {e}")))
+    // Through `&str`, as every other JSON the page reads: `from_slice` would compile a second
+    // JSON reader into the page (10 KB gzipped).
+    let text = std::str::from_utf8(&inflated).map_err(|e| (0, format!("not valid UTF-8 inside: {e}")))?;
+    serde_json::from_str(text).map_err(|e| (0, format!("not valid JSON inside: {e}")))
+}
+
+/// How the packed fields are read: `unpack`.
+pub type Unpack = fn(&str) -> Result<Value, (usize, String)>;
+
+/// Whether a fragment has packed fields (`scenario=`, `edits=`), which take `unpack` to read.
+pub fn has_packed(fragment: &str) -> bool {
+    fragment.trim_start_matches('#').split('&').any(|p| p.starts_with("scenario=") || p.starts_with("edits="))
 }
 
 /// Parses `location.hash` (with or without the leading `#`). Empty means "no link".
 pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
+    parse_fragment_with(fragment, Some(unpack))
+}
+
+/// `parse_fragment`, reading packed fields with `unpack`; without it they are skipped (a first
+/// look at a link, for its flags, before the page has the code to unpack it).
+pub fn parse_fragment_with(fragment: &str, unpack: Option<Unpack>) -> Result<Link, LinkError> {
     let (body, base) = match fragment.strip_prefix('#') {
         Some(b) => (b, 2),
         None => (fragment, 1),
@@ -152,7 +170,12 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
             return err(column, format!("expected key=value, found {part:?}"));
         };
         let vcol = column + key.chars().count() + 1;
-        let packed = |value: &str| unpack(value).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") });
+        let packed = |value: &str| match unpack {
+            Some(unpack) => {
+                unpack(value).map(Some).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") })
+            }
+            None => Ok(None),
+        };
         match key {
             "bench" => match value.parse::<u64>() {
                 Ok(n @ 4..=MAX_BENCH_MESSAGES) => {
@@ -168,12 +191,14 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
                 None => return err(vcol, format!("unknown preset {value:?}")),
             },
             "scenario" => match packed(value)? {
-                v @ Value::Object(_) => link.scenario = Some(v),
-                _ => return err(vcol, "scenario: expected a scenario object".into()),
+                Some(v @ Value::Object(_)) => link.scenario = Some(v),
+                Some(_) => return err(vcol, "scenario: expected a scenario object".into()),
+                None => {}
             },
             "edits" => match packed(value)? {
-                Value::Array(items) if items.iter().all(Value::is_object) => link.edits = Some(items),
-                _ => return err(vcol, "edits: expected an array of timeline entries".into()),
+                Some(Value::Array(items)) if items.iter().all(Value::is_object) => link.edits = Some(items),
+                Some(_) => return err(vcol, "edits: expected an array of timeline entries".into()),
+                None => {}
             },
             "seed" => match value.parse::<u64>() {
                 Ok(s) => link.seed = Some(s),
@@ -306,6 +331,24 @@ mod tests {
         {
             assert!(parse_fragment(junk).is_err(), "{junk}");
         }
+    }
+
+    /// The page's first look (no `unpack`) reads the flags and the plain fields and skips the
+    /// packed ones; the full parse reads them, and only it reports their errors.
+    #[test]
+    fn a_first_look_skips_the_packed_fields() {
+        let edits = pack(&json!([{"at": 1, "action": "startConsumer", "clientId": "C"}]));
+        let f = format!("#embed&scenario={}&edits={edits}&t=5", pack(&json!({"name": "x"})));
+        assert!(has_packed(&f) && !has_packed("#embed&preset=consistent-group&t=5"));
+        let first = parse_fragment_with(&f, None).unwrap();
+        assert!(first.embed && first.scenario.is_none() && first.edits.is_none());
+        assert_eq!(first.time, Some(5));
+        let full = parse_fragment(&f).unwrap();
+        assert_eq!(full.edits.as_ref().map(Vec::len), Some(1));
+        assert_eq!(Link { scenario: None, edits: None, ..full }, first);
+        let bad = "#embed&edits=%%%";
+        assert!(parse_fragment_with(bad, None).is_ok_and(|l| l.embed));
+        assert!(parse_fragment(bad).unwrap_err().message.starts_with("edits:"));
     }
 
     #[test]

@@ -131,7 +131,10 @@ pub fn App() -> impl IntoView {
     // scenario played at 1×; a bad one is reported with its column.
     let hash = || web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let first = hash();
-    let link = crate::sim::link::parse_fragment(&first).ok();
+    // A first look, without the packed fields (those are read in `follow`, maybe after a fetch):
+    // the layout is picked now, even when the link's run comes later.
+    let link = crate::sim::link::parse_fragment_with(&first, None).ok();
+    sim.embed.set(link.as_ref().is_some_and(|l| l.embed));
     let bench = link.as_ref().is_some_and(|l| l.bench);
     super::url::follow(sim, &first);
     match link.and_then(|l| l.bench.then_some(l.bench_messages)) {

@@ -224,7 +224,10 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             announce_changes(sim);
         }
         if let Some(n) = dots {
-            if !first.replace(true) {
+            // The first frame of what was asked for: not of the default run shown while a
+            // link's or a preset's code or text is still on its way.
+            if !first.get() && super::fetching::what().is_none() {
+                first.set(true);
                 set_global("__mqvizFirstFrame", &JsValue::from_f64(perf_now()));
             }
             if let Some(el) = cv.topology.get_untracked() {

@@ -245,13 +245,22 @@ impl Sim {
         self.bump();
     }
 
+    /// Asks for a run: the ticket stays current until another run is asked for or installed.
+    pub fn ask(&self) -> u64 {
+        self.asked.update_value(|n| *n += 1);
+        self.asked.get_value()
+    }
+
+    pub fn still_asked(&self, ticket: u64) -> bool {
+        self.asked.get_value() == ticket
+    }
+
     /// Runs `then` once the model `v` names is in the page (see `ui::models::when_ready`),
     /// unless another run was asked for meanwhile.
     fn when_ready(&self, v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
-        self.asked.update_value(|n| *n += 1);
-        let (this, ticket) = (*self, self.asked.get_value());
+        let (this, ticket) = (*self, self.ask());
         super::models::when_ready_for(v, move |r| {
-            if this.asked.get_value() == ticket {
+            if this.still_asked(ticket) {
                 then(r)
             }
         });
@@ -260,10 +269,9 @@ impl Sim {
     /// Runs `then` with the texts of preset `i` once they are in the page (see `ui::presets`),
     /// unless another run was asked for meanwhile.
     fn when_texts(&self, i: usize, then: impl FnOnce(Result<Texts, String>) + 'static) {
-        self.asked.update_value(|n| *n += 1);
-        let (this, ticket) = (*self, self.asked.get_value());
+        let (this, ticket) = (*self, self.ask());
         super::presets::when_ready(i, move |r| {
-            if this.asked.get_value() == ticket {
+            if this.still_asked(ticket) {
                 then(r)
             }
         });

@@ -9,7 +9,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::state::Sim;
-use crate::sim::link::parse_fragment;
+use crate::sim::link::{self, parse_fragment_with, Link, Unpack};
+use wasm_split_helpers::SplitLoaderError;
 
 thread_local! {
     /// The fragment this page wrote last: a `hashchange` to it is our own echo.
@@ -22,15 +23,44 @@ pub fn follow(sim: Sim, fragment: &str) {
     if fragment.is_empty() || WRITTEN.with(|w| *w.borrow() == fragment) {
         return;
     }
+    // A link read after a fetch opens only if nothing was asked for meanwhile.
+    let ticket = sim.ask();
     // Columns count the `#` the user sees in the address bar.
-    match parse_fragment(&format!("#{fragment}")) {
+    read(format!("#{fragment}"), move |read| match read {
+        _ if !sim.still_asked(ticket) => {}
         Ok(l) if l.bench => {}
         Ok(l) => {
             if let Err(e) = sim.open_link(&l) {
                 sim.load_error.set(Some(format!("link: {e}")));
             }
         }
-        Err(e) => sim.load_error.set(Some(e.to_string())),
+        Err(e) => sim.load_error.set(Some(e)),
+    });
+}
+
+/// The split point of the link reader (see `ui::lazy`): the inflater that reads a link's packed
+/// scenario and edits, fetched the first time a link that has them is opened.
+#[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(links, fallible))]
+fn unpacker() -> Result<Unpack, SplitLoaderError> {
+    Ok(link::unpack)
+}
+
+/// Parses a fragment, with its packed fields once the code to read them is in the page.
+fn read(fragment: String, then: impl FnOnce(Result<Link, String>) + 'static) {
+    if !link::has_packed(&fragment) {
+        return then(parse_fragment_with(&fragment, None).map_err(|e| e.to_string()));
+    }
+    let parse = move |unpack: Unpack| parse_fragment_with(&fragment, Some(unpack)).map_err(|e| e.to_string());
+    let failed = |e: SplitLoaderError| format!("the link could not be read ({e}); check the connection and reload");
+    #[cfg(not(mqviz_split))]
+    then(unpacker().map_err(failed).and_then(parse));
+    #[cfg(mqviz_split)]
+    {
+        let under_way = super::fetching::begin("the link".into());
+        leptos::task::spawn_local(async move {
+            then(unpacker().await.map_err(failed).and_then(parse));
+            drop(under_way);
+        });
     }
 }
 

@@ -113,3 +113,25 @@ fn the_page_takes_preset_texts_only_from_ui_presets() {
     }
     assert!(offences.is_empty(), "the page names a list of preset texts:\n{}", offences.join("\n"));
 }
+
+/// The page reads a link's packed fields only with the unpacker its split point gives
+/// (`ui/url.rs`): `parse_fragment` or `unpack` named anywhere else would put the inflater back
+/// into the first download.
+#[test]
+fn the_page_unpacks_links_only_through_its_split_point() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/ui"), true, &mut files);
+    let mut offences = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            let split_point = f.ends_with("ui/url.rs") && line.trim() == "Ok(link::unpack)";
+            if line.contains("parse_fragment(") || (line.contains("unpack") && line.contains("link::") && !split_point) {
+                offences.push(format!("{}:{}: {}", f.strip_prefix(root).unwrap().display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(offences.is_empty(), "the page reads packed links around ui/url.rs:\n{}", offences.join("\n"));
+}
