@@ -154,9 +154,9 @@ fn bench_allocate() {
 
 fn bench_sql92() {
     use crate::sim::rocketmq::sql92::{compile, Sql92Version};
-    use std::collections::BTreeMap;
+    use crate::sim::vec_map::VecMap;
     let e = compile("a > 5 AND b = 'x' OR c IN ('p','q')", Sql92Version::V5).expect("valid expression");
-    let sets: Vec<BTreeMap<String, String>> =
+    let sets: Vec<VecMap<String, String>> =
         [vec![("a", "6"), ("b", "x")], vec![("a", "1"), ("c", "q")], vec![("a", "9"), ("b", "y")], vec![("b", "x"), ("c", "p")]]
             .iter()
             .map(|v| v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())

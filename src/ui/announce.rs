@@ -1,7 +1,7 @@
 //! Sentences for the page's `aria-live` region: what changed between two neutral views, said the
 //! way a viewer would ("ConsumerB now owns q0–q3", "broker-a: TopicTestA ⇐ TagB (ConsumerB, …)").
 
-use std::collections::BTreeMap;
+use crate::sim::vec_map::VecMap;
 
 use crate::sim::model::View;
 
@@ -38,8 +38,8 @@ fn ranges(labels: &[String]) -> String {
     out.join(", ")
 }
 
-fn owned(view: &View) -> BTreeMap<usize, Vec<String>> {
-    let mut m: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+fn owned(view: &View) -> VecMap<usize, Vec<String>> {
+    let mut m: VecMap<usize, Vec<String>> = VecMap::new();
     let multi = view.topics.iter().filter(|t| !t.internal).count() > 1;
     for t in view.topics.iter().filter(|t| !t.internal) {
         for p in &t.partitions {

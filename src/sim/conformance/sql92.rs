@@ -6,7 +6,7 @@
 //! Output: `{"compile": "ok"|"error", "result": "TRUE"|"FALSE"|"NULL"|"EVAL_ERROR"|null,
 //! "brokerMatch": bool}`.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde_json::{json, Value};
 
@@ -30,9 +30,9 @@ fn prop_value(name: &str, v: &Value) -> Result<PropValue, String> {
     })
 }
 
-fn parse_input(input: &Value) -> Result<(String, BTreeMap<String, PropValue>, Sql92Version), String> {
+fn parse_input(input: &Value) -> Result<(String, VecMap<String, PropValue>, Sql92Version), String> {
     let expr = input.get("expr").and_then(Value::as_str).ok_or("input.expr: missing or not a string")?;
-    let mut props = BTreeMap::new();
+    let mut props = VecMap::new();
     match input.get("props") {
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {

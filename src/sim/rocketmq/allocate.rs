@@ -11,10 +11,10 @@
 //! [`allocate`] is the per-consumer call; [`allocate_group`] computes every consumer's result in one
 //! pass (one ring, one hash per queue) and agrees with [`allocate`] for each client id.
 
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
+use crate::vec_map::{VecMap, VecSet};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fmt::Write as _;
 
@@ -34,7 +34,7 @@ pub enum Strategy {
     /// `AllocateMessageQueueByConfig`: every consumer gets this list, unchecked.
     Config { queues: Vec<MessageQueue> },
     /// `AllocateMessageQueueByMachineRoom`: only brokers named `<idc>@<name>` with `idc` in the set.
-    MachineRoom { consumer_idcs: BTreeSet<String> },
+    MachineRoom { consumer_idcs: VecSet<String> },
     /// `AllocateMachineRoomNearby` with the resolver of the upstream tests: the machine room of a
     /// broker name or client id is Java `name.split("-")[0]` (the text before the first `-`).
     MachineRoomNearby { inner: Box<Strategy> },
@@ -142,10 +142,10 @@ pub fn allocate_group(
     strategy: &Strategy,
     mq_all: &[MessageQueue],
     cid_all: &[String],
-) -> Result<BTreeMap<String, Vec<MessageQueue>>, AllocateError> {
+) -> Result<VecMap<String, Vec<MessageQueue>>, AllocateError> {
     let members = first_indices(cid_all, matches!(strategy, Strategy::Config { .. }));
     let lists = group_lists(strategy, mq_all, cid_all, &members, &mut RingCache::default())?;
-    Ok(members.iter().map(|&(cid, _)| cid.to_string()).zip(lists).collect_map())
+    Ok(members.iter().map(|&(cid, _)| cid.to_string()).zip(lists).collect())
 }
 
 /// `AbstractAllocateMessageQueueStrategy.check`, minus the membership test done by the caller.
@@ -253,7 +253,7 @@ fn java_split(s: &str, sep: char) -> Vec<&str> {
 
 /// MACHINE_ROOM: `mqAll` filtered to brokers whose `split("@")` has exactly two parts, the first
 /// being one of the consumer IDCs (order kept).
-fn machine_room_queues<'a>(idcs: &BTreeSet<String>, mq_all: &'a [MessageQueue]) -> Vec<&'a MessageQueue> {
+fn machine_room_queues<'a>(idcs: &VecSet<String>, mq_all: &'a [MessageQueue]) -> Vec<&'a MessageQueue> {
     mq_all
         .iter()
         .filter(|mq| {
@@ -302,8 +302,8 @@ fn dash_room(name: &str) -> Result<&str, AllocateError> {
     Ok(name.split('-').next().unwrap_or(""))
 }
 
-type QueuesByRoom<'a> = BTreeMap<JavaOrd<'a>, Vec<MessageQueue>>;
-type ConsumersByRoom<'a> = BTreeMap<JavaOrd<'a>, Vec<String>>;
+type QueuesByRoom<'a> = VecMap<JavaOrd<'a>, Vec<MessageQueue>>;
+type ConsumersByRoom<'a> = VecMap<JavaOrd<'a>, Vec<String>>;
 
 /// The two `TreeMap`s of `AllocateMachineRoomNearby`, with its errors in upstream order (all queues
 /// first, then all consumers).
@@ -311,7 +311,7 @@ fn group_by_room<'a>(
     mq_all: &'a [MessageQueue],
     cid_all: &'a [String],
 ) -> Result<(QueuesByRoom<'a>, ConsumersByRoom<'a>), AllocateError> {
-    let mut queues: QueuesByRoom = BTreeMap::new();
+    let mut queues: QueuesByRoom = VecMap::new();
     for mq in mq_all {
         let room = dash_room(&mq.broker)?;
         if room.is_empty() {
@@ -319,7 +319,7 @@ fn group_by_room<'a>(
         }
         queues.entry(JavaOrd(room)).or_default().push(mq.clone());
     }
-    let mut consumers: ConsumersByRoom = BTreeMap::new();
+    let mut consumers: ConsumersByRoom = VecMap::new();
     for cid in cid_all {
         let room = dash_room(cid)?;
         if room.is_empty() {
@@ -487,6 +487,7 @@ fn consistent_hash_group(ring: &Ring, mq_all: &[MessageQueue], members: &[(&str,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     use crate::engine::SplitMix64 as Rng;
 
@@ -508,7 +509,7 @@ mod tests {
         assert_eq!(Strategy::Avg.name(), "AVG");
         assert_eq!(Strategy::AvgByCircle.name(), "AVG_BY_CIRCLE");
         assert_eq!(Strategy::Config { queues: vec![] }.name(), "CONFIG");
-        assert_eq!(Strategy::MachineRoom { consumer_idcs: BTreeSet::new() }.name(), "MACHINE_ROOM");
+        assert_eq!(Strategy::MachineRoom { consumer_idcs: VecSet::new() }.name(), "MACHINE_ROOM");
         assert_eq!(nearby.name(), "MACHINE_ROOM_NEARBY");
         assert_eq!(Strategy::ConsistentHash { virtual_nodes: 10 }.name(), "CONSISTENT_HASH");
     }
@@ -829,7 +830,7 @@ mod tests {
         // target is measured by the benchmark, not here.
         let (consumers, queues) = if cfg!(debug_assertions) { (200, 2000) } else { (1000, 10_000) };
         let (mq_all, cid_all) = big_inputs(consumers, queues);
-        let idcs: BTreeSet<String> = ["room0", "room1", "room2"].iter().map(|s| s.to_string()).collect();
+        let idcs: VecSet<String> = ["room0", "room1", "room2"].iter().map(|s| s.to_string()).collect();
         let strategies = [
             Strategy::Avg,
             Strategy::AvgByCircle,

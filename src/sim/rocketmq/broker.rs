@@ -1,5 +1,6 @@
 //! One broker: topic configs, storage, the consumer registry, offsets, held pulls and locks.
 
+use crate::vec_map::VecMap;
 use std::collections::BTreeMap;
 
 use super::bloom::BitsArray;
@@ -75,22 +76,22 @@ pub struct Broker {
     pub name: Name,
     pub enable_property_filter: bool,
     /// topic -> (readQueueNums, writeQueueNums)
-    pub topics: BTreeMap<String, (u32, u32)>,
+    pub topics: VecMap<String, (u32, u32)>,
     /// topic -> consume queues by queue id
     pub cqs: BTreeMap<String, Vec<ConsumeQueue>>,
-    pub groups: BTreeMap<String, ConsumerGroupInfo>,
+    pub groups: VecMap<String, ConsumerGroupInfo>,
     /// (group, topic) -> the client whose heartbeat wrote the current table entry.
-    pub table_writer: BTreeMap<(String, String), Name>,
+    pub table_writer: VecMap<(String, String), Name>,
     /// (topic, group, queueId) -> committed offset (`ConsumerOffsetManager`).
     pub offsets: CommittedOffsets,
     pub held: Vec<HeldPull>,
     /// (group, queue) -> the orderly lock.
-    pub locks: BTreeMap<(String, MessageQueue), BrokerLock>,
+    pub locks: VecMap<(String, MessageQueue), BrokerLock>,
     pub enable_calc_filter_bitmap: bool,
     /// The SQL92 filter registry, fed by every heartbeat (REGISTER event).
     pub filter_manager: ConsumerFilterManager,
     /// Per-message bloom bitmaps (the consume-queue extension), only with `enableCalcFilterBitMap`.
-    pub bitmaps: BTreeMap<MsgId, BitsArray>,
+    pub bitmaps: VecMap<MsgId, BitsArray>,
     /// What each heartbeat's `register` cost: the data behind the heartbeat-cost plot.
     pub filter_costs: Vec<FilterCostSample>,
 }
@@ -114,16 +115,16 @@ impl Broker {
         Broker {
             name: name.into(),
             enable_property_filter,
-            topics: BTreeMap::new(),
+            topics: VecMap::new(),
             cqs: BTreeMap::new(),
-            groups: BTreeMap::new(),
-            table_writer: BTreeMap::new(),
+            groups: VecMap::new(),
+            table_writer: VecMap::new(),
             offsets: CommittedOffsets::default(),
             held: Vec::new(),
-            locks: BTreeMap::new(),
+            locks: VecMap::new(),
             enable_calc_filter_bitmap: spec.enable_calc_filter_bitmap,
             filter_manager: ConsumerFilterManager::new(config).expect("default bloom parameters are valid"),
-            bitmaps: BTreeMap::new(),
+            bitmaps: VecMap::new(),
             filter_costs: Vec::new(),
         }
     }

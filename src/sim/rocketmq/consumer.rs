@@ -1,5 +1,6 @@
 //! Client-side state of one push consumer (`DefaultMQPushConsumerImpl` + `RebalanceImpl`).
 
+use crate::vec_map::VecMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -65,7 +66,7 @@ pub struct ProcessQueue {
     pub previously_locked: bool,
     pub orderly_task: OrderlyTask,
     /// Orderly: local re-consume attempts per message (SUSPEND_CURRENT_QUEUE_A_MOMENT).
-    pub local_reconsume: BTreeMap<MsgId, u32>,
+    pub local_reconsume: VecMap<MsgId, u32>,
     /// Orderly: `tryUnlockTimes`, removals refused because the listener held the consume lock.
     pub try_unlock_times: u32,
     /// Orderly: removal waits for the running listener (`tryLock(500 ms)`) and completes when it
@@ -89,7 +90,7 @@ impl ProcessQueue {
             last_lock_at: now,
             previously_locked: false,
             orderly_task: OrderlyTask::Idle,
-            local_reconsume: BTreeMap::new(),
+            local_reconsume: VecMap::new(),
             try_unlock_times: 0,
             removal_waits_for_listener: false,
         }

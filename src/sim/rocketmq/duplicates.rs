@@ -5,7 +5,6 @@
 //! simulation tests fail on it.
 
 use crate::sort::StableSort;
-use std::collections::BTreeMap;
 
 use super::events::MsgId;
 use super::types::MessageModel;
@@ -77,21 +76,31 @@ impl Duplicate {
     }
 }
 
+/// Whose consumptions of a message count as one: (group, member for BROADCASTING, root).
+type DuplicateKey<'a> = (&'a str, Option<usize>, MsgId);
+
 /// Every duplicate consumption in the run, by group then message.
 pub fn find_duplicates(w: &World) -> Vec<Duplicate> {
-    // (group, member for BROADCASTING, root) -> consumption indexes
-    let mut by_key: BTreeMap<(String, Option<usize>, MsgId), Vec<usize>> = BTreeMap::new();
-    for (i, r) in w.consumptions.iter().enumerate() {
-        let con = &w.consumers[r.consumer()];
-        let member = (con.model == MessageModel::Broadcasting).then_some(r.consumer());
-        let root = w.messages[r.msg as usize].root();
-        by_key.entry((con.group.to_string(), member, root)).or_default().push(i);
-    }
+    // Each consumption's key, sorted (stably, so each key's consumptions stay in index order):
+    // runs of one key are one message's consumptions.
+    let mut keyed: Vec<(DuplicateKey, usize)> = w
+        .consumptions
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let con = &w.consumers[r.consumer()];
+            let member = (con.model == MessageModel::Broadcasting).then_some(r.consumer());
+            ((&*con.group, member, w.messages[r.msg as usize].root()), i)
+        })
+        .collect();
+    keyed.stable_sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = Vec::new();
-    for ((group, _, root), mut consumptions) in by_key {
-        if consumptions.len() < 2 {
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() < 2 {
             continue;
         }
+        let ((group, _, root), _) = run[0];
+        let mut consumptions: Vec<usize> = run.iter().map(|&(_, i)| i).collect();
         // In the order the listeners started: a run whose result is discarded later came first.
         consumptions.stable_sort_by_key(|&i| (w.consumptions[i].started_at, w.consumptions[i].at, i));
         let causes = consumptions[1..]
@@ -99,7 +108,7 @@ pub fn find_duplicates(w: &World) -> Vec<Duplicate> {
             .enumerate()
             .map(|(k, &later)| cause_of(w, &consumptions[..=k], &w.consumptions[later]))
             .collect();
-        out.push(Duplicate { group, root, consumptions, causes });
+        out.push(Duplicate { group: group.to_string(), root, consumptions, causes });
     }
     out
 }

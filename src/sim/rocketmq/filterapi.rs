@@ -1,6 +1,6 @@
 //! `FilterAPI.buildSubscriptionData` / `FilterAPI.build` (spec §3).
 
-use std::collections::BTreeSet;
+use crate::vec_map::VecSet;
 use std::sync::Arc;
 
 use crate::hash::java_string_hash;
@@ -34,8 +34,8 @@ pub struct SubscriptionData {
     /// Shared: every pull logs the expression that ran, and interning a shared name costs a
     /// pointer comparison where a `String` cost a copy and a text lookup.
     pub sub_string: Arc<str>,
-    pub tags: BTreeSet<String>,
-    pub codes: BTreeSet<i32>,
+    pub tags: VecSet<String>,
+    pub codes: VecSet<i32>,
     pub sub_version: u64,
     pub expression_type: ExpressionType,
 }
@@ -101,8 +101,8 @@ pub fn build_subscription_data(
     let mut sd = SubscriptionData {
         topic: topic.to_string(),
         sub_string: sub_string.unwrap_or_default().into(),
-        tags: BTreeSet::new(),
-        codes: BTreeSet::new(),
+        tags: VecSet::new(),
+        codes: VecSet::new(),
         sub_version,
         expression_type: ExpressionType::Tag,
     };
@@ -140,8 +140,8 @@ pub fn build(
             Some(s) => Ok(SubscriptionData {
                 topic: topic.to_string(),
                 sub_string: s.into(),
-                tags: BTreeSet::new(),
-                codes: BTreeSet::new(),
+                tags: VecSet::new(),
+                codes: VecSet::new(),
                 sub_version,
                 expression_type: ExpressionType::Other(other.to_string()),
             }),

@@ -4,7 +4,7 @@
 //! table, the strictly newest `subVersion` wins per topic, and topics missing from a heartbeat
 //! are removed.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use super::filterapi::SubscriptionData;
 use super::types::{ConsumeFromWhere, MessageModel};
@@ -34,7 +34,7 @@ pub enum TableChange {
 pub struct ConsumerGroupInfo {
     /// Insertion-ordered: the order in which NOTIFY_CONSUMER_IDS_CHANGED reaches members.
     pub channels: Vec<ChannelInfo>,
-    pub subscription_table: BTreeMap<String, SubscriptionData>,
+    pub subscription_table: VecMap<String, SubscriptionData>,
     pub message_model: Option<MessageModel>,
     pub consume_from_where: Option<ConsumeFromWhere>,
 }

@@ -4,7 +4,7 @@
 //! once per run of equal values (a handler's events share both). Entries are decoded back to `Event` on reading, with the
 //! world's message records, and render byte for byte as the events they were built from.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::sync::Arc;
 
 use super::broker::Broker;
@@ -120,7 +120,7 @@ const PULL_STATUSES: [PullStatus; 4] =
 #[derive(Clone, Debug, Default)]
 struct Interner {
     names: Vec<Name>,
-    ids: BTreeMap<Name, u32>,
+    ids: VecMap<Name, u32>,
     /// Names looked up before, by allocation: a run logs the same few `Arc`s (client ids, the
     /// expression of a subscription) over and over, and comparing pointers is cheaper than
     /// comparing text. A name's address picks two neighbouring places, so a lookup is at most
@@ -847,7 +847,7 @@ mod tests {
         let mut w = World::new(parse_scenario(&crate::presets::load_scenario(3000)).expect("valid"));
         w.run_to_end();
         let view = w.log();
-        let mut kinds = std::collections::BTreeSet::new();
+        let mut kinds = crate::vec_map::VecSet::new();
         for (head, entry) in view.heads_from(0).zip(view.entries()) {
             let mut direct = String::new();
             view.write_head_line(head, &mut direct);
@@ -861,7 +861,7 @@ mod tests {
             });
         }
         assert!(["stored", "consumed", "pull", "whole"].iter().all(|k| kinds.contains(k)), "{kinds:?}");
-        let statuses: std::collections::BTreeSet<_> = view.log.pulls.iter().map(|p| p.status).collect();
+        let statuses: crate::vec_map::VecSet<_> = view.log.pulls.iter().map(|p| p.status).collect();
         assert!(statuses.len() >= 2, "more than one pull status: {statuses:?}");
     }
 

@@ -1,10 +1,9 @@
 //! RocketMQ behind the broker-neutral seam (`sim::model::Simulation`): commands arrive as timeline
 //! JSON, the log is read by index, and the topology is translated into the neutral `View`.
 
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
+use crate::vec_map::VecMap;
 use std::any::Any;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -161,7 +160,7 @@ impl World {
         for topic in names {
             let mut partitions = Vec::new();
             // Who should hold each queue, for the reason an unowned one shows.
-            let mut alloc: BTreeMap<MessageQueue, String> = BTreeMap::new();
+            let mut alloc: VecMap<MessageQueue, String> = VecMap::new();
             for (group, ms) in &members {
                 if ms.iter().any(|&c| self.consumers[c].running && self.consumers[c].model == MessageModel::Clustering) {
                     alloc.extend(allocation_by_strategy(self, group, topic, ms));
@@ -286,7 +285,7 @@ impl World {
         Some(Trace::Stored { msg, key: m.key(), partition: m.pid, offset, producer })
     }
 
-    fn trace_one(&self, kind: &Event, consumers: &BTreeMap<&str, ConsumerIx>) -> Option<Trace> {
+    fn trace_one(&self, kind: &Event, consumers: &VecMap<&str, ConsumerIx>) -> Option<Trace> {
         let cix = |client: &str| consumers.get(client).copied();
         let pid = |m: MsgId| self.messages.get(m as usize).map(|x| x.pid).unwrap_or(u32::MAX);
         let key = |m: MsgId| self.messages.get(m as usize).map(|x| x.key()).unwrap_or(crate::model::NO_KEY);
@@ -428,8 +427,8 @@ impl Simulation for World {
         self.log_store_message(i)
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
-        let consumers: BTreeMap<&str, ConsumerIx> =
-            self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect_map();
+        let consumers: VecMap<&str, ConsumerIx> =
+            self.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect();
         let log = self.log();
         // A skimmed entry names its client by interned id: each id is looked up once.
         let mut consumer_of_name: Vec<Option<Option<ConsumerIx>>> = Vec::new();
@@ -537,7 +536,7 @@ impl Simulation for World {
             }
         }
         // Per group: consumptions, and how many of them repeat a message already consumed.
-        let mut by_group: BTreeMap<&str, Vec<MsgId>> = BTreeMap::new();
+        let mut by_group: VecMap<&str, Vec<MsgId>> = VecMap::new();
         for r in &self.consumptions {
             by_group.entry(&self.consumers[r.consumer()].group).or_default().push(self.messages[r.msg as usize].root());
         }
@@ -605,14 +604,14 @@ mod tests {
     fn skimmed_trace_equals_the_trace_of_every_decoded_event() {
         use super::super::scenario::parse_scenario;
         use super::super::world::World;
-        use std::collections::BTreeMap;
+        use crate::vec_map::VecMap;
         let mut seen = Vec::new();
         let scenarios =
             [crate::presets::load_scenario(3000), by_file("seed-same-topic-different-tags.json").unwrap().text.to_string()];
         for text in &scenarios {
             let mut w = World::new(parse_scenario(text).expect("valid"));
             w.run_to_end();
-            let consumers: BTreeMap<&str, u32> =
+            let consumers: VecMap<&str, u32> =
                 w.consumers.iter().enumerate().rev().map(|(i, c)| (&*c.client_id, i as u32)).collect();
             let log = w.log();
             let want: Vec<(usize, Trace)> =

@@ -1,6 +1,6 @@
 //! Broker storage: messages (the CommitLog's content) and ConsumeQueues of 20-byte entries.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::sync::Arc;
 
 use super::events::{MsgId, Name};
@@ -18,7 +18,7 @@ pub struct Shape {
     pub tags_code: i64,
     /// The KEYS template (`{i}` is the message's index).
     pub keys: Option<Name>,
-    pub properties: BTreeMap<String, String>,
+    pub properties: VecMap<String, String>,
     /// The body template (`{i}` is the message's index).
     pub body: Name,
     pub producer: Name,
@@ -150,7 +150,7 @@ impl Message {
         self.shape.keys.as_ref().map(|k| with_index(k, self.index()))
     }
 
-    pub fn properties(&self) -> &BTreeMap<String, String> {
+    pub fn properties(&self) -> &VecMap<String, String> {
         &self.shape.properties
     }
 

@@ -6,7 +6,7 @@
 //! too small, long lists (a topic's partitions, a broker's topics, the consumers) show a page and a
 //! "+N more" row that pages on when clicked.
 
-use std::collections::BTreeMap;
+use crate::sim::vec_map::VecMap;
 
 use crate::sim::model::{PartitionId, View};
 
@@ -189,7 +189,7 @@ impl Layout {
 }
 
 /// Pages of the canvas's long lists (list id → first item shown).
-pub type Pages = BTreeMap<String, usize>;
+pub type Pages = VecMap<String, usize>;
 
 /// How many of `n` items to show on a page starting at `start` when at most `fit` rows are
 /// available; a "+N more" row takes one of them when not everything fits.

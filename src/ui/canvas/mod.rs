@@ -12,8 +12,8 @@
 mod layout;
 pub(crate) mod palette;
 
+use crate::sim::vec_map::VecMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
 use wasm_bindgen::JsCast;
@@ -51,7 +51,7 @@ struct CanvasState {
     target_keys: Vec<Option<String>>,
     rows: Vec<RowCells>,
     /// (broker, line) → (the `changed_at` seen, wall time the flash started).
-    flashes: BTreeMap<(usize, usize), (Millis, f64)>,
+    flashes: VecMap<(usize, usize), (Millis, f64)>,
     focus: Option<Focus>,
     highlight: Option<String>,
     /// The state badges drawn last: (text, text as drawn, its pill).
@@ -217,7 +217,7 @@ fn bezier(p0: (f64, f64), p1: (f64, f64), t: f64) -> (f64, f64) {
 #[derive(Default)]
 struct CellBatch {
     /// (fate, colour key) → cell rectangles.
-    groups: BTreeMap<(u8, u32), Vec<Rect>>,
+    groups: VecMap<(u8, u32), Vec<Rect>>,
     /// Letters drawn on cells (SQL92 verdicts).
     letters: Vec<(&'static str, Rect)>,
 }
@@ -431,7 +431,11 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         "labels": view.labels,
         // Each partition badge in the view with how many partitions carry it.
         "badges": view.topics.iter().flat_map(|t| &t.partitions).filter_map(|p| p.badge.as_deref())
-            .fold(std::collections::BTreeMap::<&str, u32>::new(), |mut m, b| { *m.entry(b).or_default() += 1; m }),
+            .fold(serde_json::Map::new(), |mut m, b| {
+                let n = m.get(b).and_then(serde_json::Value::as_u64).unwrap_or(0);
+                m.insert(b.to_string(), json!(n + 1));
+                m
+            }),
         // Each badge drawn: its text, the text as drawn (shortened if it had to be) and its pill.
         "badgeBoxes": st.badges.iter().map(|(b, shown, r)| json!({"text": b, "shown": shown,
             "x": r.x, "y": r.y, "w": r.w, "h": r.h})).collect::<Vec<_>>(),
@@ -833,8 +837,8 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
     }
     // Messages: one path per colour key for the moving ones (squares: cheap to fill by the
     // thousand), one per colour and fade step for the dropped ones (crosses).
-    let mut moving: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
-    let mut dropped: BTreeMap<(u32, u8), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut moving: VecMap<u32, Vec<(f64, f64)>> = VecMap::new();
+    let mut dropped: VecMap<(u32, u8), Vec<(f64, f64)>> = VecMap::new();
     for d in &t.dots {
         let Some(row) = l.row_of(d.partition) else { continue };
         let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);

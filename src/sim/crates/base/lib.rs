@@ -16,3 +16,5 @@ pub mod presets;
 pub mod scenario;
 #[path = "../../sort.rs"]
 pub mod sort;
+#[path = "../../vec_map.rs"]
+pub mod vec_map;

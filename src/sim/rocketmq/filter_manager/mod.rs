@@ -25,7 +25,7 @@
 //! time 0 is dead from the start** (re-aliving sets `dead_time = 0`, which does not help);
 //! upstream uses epoch milliseconds and never sees this. Drive the manager with times ≥ 1.
 //!
-//! Everything is a `BTreeMap`/`BTreeSet`: no hash-map iteration decides anything. Time is the
+//! Everything is a `VecMap`/`VecSet`: no hash-map iteration decides anything. Time is the
 //! caller's logical `u64` milliseconds. Every heartbeat returns a [`RegisterCost`] counting the
 //! entries it touched, so the two designs' cost can be shown side by side.
 
@@ -33,10 +33,8 @@ mod persist;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 use std::fmt;
-
-use crate::sort::CollectSorted;
 
 use super::bloom::{BloomError, BloomFilter, BloomFilterData};
 use super::filterapi::{ExpressionType, SubscriptionData};
@@ -321,7 +319,7 @@ fn is_tag_type(t: &ExpressionType) -> bool {
 }
 
 /// Group → topic → entry (the group-keyed index).
-pub type GroupIndexMap = BTreeMap<String, BTreeMap<String, ConsumerFilterData>>;
+pub type GroupIndexMap = VecMap<String, VecMap<String, ConsumerFilterData>>;
 
 /// The broker's consumer filter registry.
 #[derive(Clone, Debug)]
@@ -329,7 +327,7 @@ pub struct ConsumerFilterManager {
     config: FilterManagerConfig,
     bloom: BloomFilter,
     /// `filterDataByTopic`: topic → group → entry. May hold empty topic maps (until `clean`).
-    by_topic: BTreeMap<String, BTreeMap<String, ConsumerFilterData>>,
+    by_topic: VecMap<String, VecMap<String, ConsumerFilterData>>,
     /// GroupIndex only (`subscriptionFilterData`): group → topic → entry, a copy of every entry of
     /// `by_topic` kept in sync on every write (upstream shares the objects between both maps).
     by_group: GroupIndexMap,
@@ -339,7 +337,7 @@ impl ConsumerFilterManager {
     /// A manager with the broker's bloom filter (`createByFn(maxErrorRate, expectConsumerNum)`).
     pub fn new(config: FilterManagerConfig) -> Result<Self, BloomError> {
         let bloom = BloomFilter::create_by_fn(config.max_error_rate_of_bloom_filter, config.expect_consumer_num_use_filter)?;
-        Ok(ConsumerFilterManager { config, bloom, by_topic: BTreeMap::new(), by_group: BTreeMap::new() })
+        Ok(ConsumerFilterManager { config, bloom, by_topic: VecMap::new(), by_group: VecMap::new() })
     }
 
     /// Broker defaults with the given design.
@@ -360,7 +358,7 @@ impl ConsumerFilterManager {
     }
 
     /// The topic-keyed registry (`filterDataByTopic`), including empty topic maps.
-    pub fn by_topic(&self) -> &BTreeMap<String, BTreeMap<String, ConsumerFilterData>> {
+    pub fn by_topic(&self) -> &VecMap<String, VecMap<String, ConsumerFilterData>> {
         &self.by_topic
     }
 
@@ -371,12 +369,12 @@ impl ConsumerFilterManager {
 
     /// Number of entries (live and dead).
     pub fn entry_count(&self) -> usize {
-        self.by_topic.values().map(BTreeMap::len).sum()
+        self.by_topic.values().map(VecMap::len).sum()
     }
 
     /// All entries, by topic then group.
     pub fn entries(&self) -> impl Iterator<Item = &ConsumerFilterData> {
-        self.by_topic.values().flat_map(BTreeMap::values)
+        self.by_topic.values().flat_map(VecMap::values)
     }
 
     /// `get(topic, group)`: dead entries are returned too.
@@ -440,8 +438,7 @@ impl ConsumerFilterManager {
         }
         // Make the topics that left the subList dead. (Upstream loops over the subList for every
         // entry; a set gives the same answer without the quadratic cost on long subLists.)
-        let sub_set: BTreeSet<&str> =
-            if subs.len() > 8 { subs.iter().map(|s| s.topic.as_str()).collect_set() } else { BTreeSet::new() };
+        let sub_set: VecSet<&str> = if subs.len() > 8 { subs.iter().map(|s| s.topic.as_str()).collect() } else { VecSet::new() };
         let in_sub_list =
             |topic: &str| if subs.len() > 8 { sub_set.contains(topic) } else { subs.iter().any(|s| s.topic == topic) };
         match self.config.design {
@@ -538,7 +535,7 @@ impl ConsumerFilterManager {
         };
         // TopicScan creates the topic's map up front (putIfAbsent), even if nothing gets stored.
         if !group_index && !self.by_topic.contains_key(topic) {
-            self.by_topic.insert(topic.to_string(), BTreeMap::new());
+            self.by_topic.insert(topic.to_string(), VecMap::new());
         }
         let Some(old) = self.lookup(topic, group) else {
             let Some(compiled) = self.compile(expression, t, cost) else {

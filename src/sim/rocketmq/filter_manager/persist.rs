@@ -16,7 +16,7 @@
 //! Compiled expressions are transient: they are recompiled on load (failure keeps the entry with
 //! `compiled = None`, as upstream). The group index is not persisted; it is rebuilt on load.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde_json::{json, Map, Value};
 
@@ -223,7 +223,7 @@ impl ConsumerFilterManager {
         let file_config = root.get("config").map(|c| read_config(c, "$.config", &mut e)).unwrap_or_default();
         let config = config.unwrap_or(file_config);
         let version = config.sql92_version;
-        let mut by_topic: BTreeMap<String, BTreeMap<String, ConsumerFilterData>> = BTreeMap::new();
+        let mut by_topic: VecMap<String, VecMap<String, ConsumerFilterData>> = VecMap::new();
         if let Some(topics) = root.get("filterDataByTopic").and_then(|t| as_object(t, "$.filterDataByTopic", &mut e)) {
             for (topic, tv) in topics {
                 let tpath = key_path("$.filterDataByTopic", topic);

@@ -1,9 +1,8 @@
 //! The run report: what each consumer consumed, each group's broker-side state and history,
 //! assignment per queue, warnings that spell out consequences, and why messages were not consumed.
 
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 
 use serde_json::{json, Map, Value};
 
@@ -30,12 +29,12 @@ fn message_json(m: &Message) -> Value {
 
 /// Per-message provenance: every log event about the message or its retry copies.
 pub struct Provenance {
-    by_root: BTreeMap<MsgId, Vec<EventId>>,
+    by_root: VecMap<MsgId, Vec<EventId>>,
 }
 
 impl Provenance {
     pub fn build(w: &World) -> Provenance {
-        let mut by_root: BTreeMap<MsgId, Vec<EventId>> = BTreeMap::new();
+        let mut by_root: VecMap<MsgId, Vec<EventId>> = VecMap::new();
         for (m, e) in w.log().message_events() {
             let root = w.messages[m as usize].root();
             by_root.entry(root).or_default().push(e);
@@ -59,8 +58,8 @@ pub fn who(w: &World, c: usize) -> String {
 }
 
 /// The consumers of a group as the scenario and timeline define them, in order.
-pub fn group_members(w: &World) -> BTreeMap<String, Vec<usize>> {
-    let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+pub fn group_members(w: &World) -> VecMap<String, Vec<usize>> {
+    let mut out: VecMap<String, Vec<usize>> = VecMap::new();
     for (i, c) in w.consumers.iter().enumerate() {
         out.entry(c.group.to_string()).or_default().push(i);
     }
@@ -69,16 +68,16 @@ pub fn group_members(w: &World) -> BTreeMap<String, Vec<usize>> {
 
 /// Who holds each queue of each topic the group subscribes to (running consumers only, by name;
 /// several when instances share a clientId).
-pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<MessageQueue, Option<String>>> {
-    let mut topics = BTreeSet::new();
+pub fn assignment(w: &World, members: &[usize]) -> VecMap<String, VecMap<MessageQueue, Option<String>>> {
+    let mut topics = VecSet::new();
     for &c in members {
         for s in &w.consumers[c].spec.subscriptions {
             topics.insert(s.topic.clone());
         }
     }
-    let mut out = BTreeMap::new();
+    let mut out = VecMap::new();
     for topic in topics {
-        let mut queues = BTreeMap::new();
+        let mut queues = VecMap::new();
         for b in &w.brokers {
             if let Some((read, _)) = b.topics.get(&topic) {
                 for q in 0..*read {
@@ -99,8 +98,8 @@ pub fn assignment(w: &World, members: &[usize]) -> BTreeMap<String, BTreeMap<Mes
 }
 
 /// What the group's strategy would give each queue, with the broker's current member list.
-pub fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[usize]) -> BTreeMap<MessageQueue, String> {
-    let mut out = BTreeMap::new();
+pub fn allocation_by_strategy(w: &World, group: &str, topic: &str, members: &[usize]) -> VecMap<MessageQueue, String> {
+    let mut out = VecMap::new();
     let Some(&first) = members.iter().find(|&&c| w.consumers[c].running) else { return out };
     let con = &w.consumers[first];
     let Some(broker) = w.brokers.iter().find(|b| b.groups.contains_key(group)) else { return out };
@@ -206,8 +205,8 @@ pub fn report_json(w: &World) -> Value {
         let scopes: Vec<Vec<usize>> =
             if model == MessageModel::Broadcasting { ms.iter().map(|&c| vec![c]).collect() } else { vec![ms.clone()] };
         for scope in scopes {
-            let topics: BTreeSet<&str> =
-                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect_set();
+            let topics: VecSet<&str> =
+                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
             let consumed = w.consumed_roots(&scope);
             for m in &w.messages {
                 if m.origin().is_some()

@@ -2,9 +2,8 @@
 //! Every reason comes from the message's provenance or from the state that holds it back, so no
 //! produced message is silently absent from a report.
 
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
-use std::collections::BTreeSet;
+use crate::vec_map::VecSet;
 
 use super::warnings::describe_running_filter;
 use super::{allocation_by_strategy, who, Provenance};
@@ -74,7 +73,7 @@ fn from_provenance(
     members: &[usize],
     ids: &mut Vec<u32>,
 ) -> Option<(&'static str, String)> {
-    let member_ids: BTreeSet<&str> = members.iter().map(|&c| &*w.consumers[c].client_id).collect_set();
+    let member_ids: VecSet<&str> = members.iter().map(|&c| &*w.consumers[c].client_id).collect();
     let m = &w.messages[root as usize];
     let tag = m.tag().as_deref().unwrap_or("-");
     let events = prov.events(root);
@@ -198,7 +197,7 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     }
     if let Some(b) = w.brokers.iter().find(|b| b.groups.contains_key(group)) {
         let cids = b.groups[group].all_client_ids();
-        let distinct: BTreeSet<&String> = cids.iter().collect_set();
+        let distinct: VecSet<&String> = cids.iter().collect();
         if distinct.len() < cids.len() {
             return ("duplicate-client-id", format!(
                 "its queue {} belongs to no one: the group's consumer list holds a clientId more than once (instances sharing it), every copy takes the block of its first position, and the blocks of the other positions are never taken",

@@ -1,8 +1,7 @@
 //! Warnings for one group, each with its consequence spelled out.
 
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 
 use super::{allocation_by_strategy, assignment, who};
 use crate::rocketmq::allocate;
@@ -10,8 +9,8 @@ use crate::rocketmq::filterapi::ExpressionType;
 use crate::rocketmq::types::{is_retry_topic, java_str_cmp, MessageModel, MessageQueue};
 use crate::rocketmq::world::World;
 
-pub(super) fn subs_text(w: &World, c: usize) -> BTreeSet<String> {
-    w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect_set()
+pub(super) fn subs_text(w: &World, c: usize) -> VecSet<String> {
+    w.consumers[c].spec.subscriptions.iter().map(|s| format!("{}={}", s.topic, s.expression)).collect()
 }
 
 /// Warnings for one group, each with its consequence spelled out.
@@ -19,7 +18,7 @@ pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> 
     let mut out = Vec::new();
     let running: Vec<usize> = members.iter().copied().filter(|&c| w.consumers[c].running).collect();
     let considered: Vec<usize> = if running.len() >= 2 { running.clone() } else { members.to_vec() };
-    let sets: Vec<BTreeSet<String>> = considered.iter().map(|&c| subs_text(w, c)).collect();
+    let sets: Vec<VecSet<String>> = considered.iter().map(|&c| subs_text(w, c)).collect();
     if sets.windows(2).any(|p| p[0] != p[1]) {
         let listing: Vec<String> = considered
             .iter()
@@ -28,8 +27,8 @@ pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> 
             .collect();
         let mut text = format!("Different subscription in the same group {group}: {}.", listing.join("; "));
         // Same topic, different expressions: one table entry per topic, so one expression wins.
-        let mut by_topic: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        let mut topic_users: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        let mut by_topic: VecMap<&str, VecSet<&str>> = VecMap::new();
+        let mut topic_users: VecMap<&str, VecSet<usize>> = VecMap::new();
         for &c in &considered {
             for s in &w.consumers[c].spec.subscriptions {
                 by_topic.entry(&s.topic).or_default().insert(&s.expression);
@@ -128,7 +127,7 @@ pub(crate) fn describe_running_filter(w: &World, group: &str, topic: &str, table
 /// Members that share a clientId compute the same allocation block; the block of the list's
 /// second copy of that id has no owner (spec §6, the duplicate-cid allocation vectors).
 fn duplicate_client_id_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> {
-    let mut by_cid: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_cid: VecMap<&str, Vec<usize>> = VecMap::new();
     for &c in members.iter().filter(|&&c| w.consumers[c].running) {
         by_cid.entry(&w.consumers[c].client_id).or_default().push(c);
     }
@@ -164,8 +163,8 @@ fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(
     cids.stable_sort_by(|a, b| java_str_cmp(a, b));
     let strategy = &w.consumers[cs[0]].strategy;
     let mut out = Vec::new();
-    let topics: BTreeSet<&str> =
-        cs.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect_set();
+    let topics: VecSet<&str> =
+        cs.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
     for topic in topics {
         let mut mq_all: Vec<MessageQueue> = w
             .brokers
@@ -176,9 +175,9 @@ fn shared_and_orphaned(w: &World, group: &str, cid: &str, cs: &[usize]) -> Vec<(
             })
             .collect();
         mq_all.stable_sort();
-        let mut taken = BTreeSet::new();
+        let mut taken = VecSet::new();
         let mut mine = Vec::new();
-        let distinct: BTreeSet<&String> = cids.iter().collect_set();
+        let distinct: VecSet<&String> = cids.iter().collect();
         for other in distinct {
             if let Ok(qs) = allocate::allocate(strategy, other, &mq_all, &cids) {
                 if other == cid {

@@ -7,7 +7,7 @@ pub(crate) use parse::MAX_QUEUES;
 pub mod properties;
 mod write;
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 pub use parse::{parse_action, parse_scenario, parse_scenario_value};
 pub use write::{action_value, timed_action_value};
@@ -72,7 +72,7 @@ pub struct SendSpec {
     pub topic: String,
     pub tag: Option<String>,
     pub keys: Option<String>,
-    pub properties: BTreeMap<String, String>,
+    pub properties: VecMap<String, String>,
     /// `{i}` is replaced by the message's index within this send script.
     pub body: String,
     pub count: u32,

@@ -2,7 +2,7 @@
 //! nothing panics.
 
 use crate::sort::StableSort;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 
 use serde_json::Value;
 
@@ -167,7 +167,7 @@ fn read_send(v: &Value, path: &str, e: &mut Errors) -> Option<SendSpec> {
     let topic = o.req_str("topic", e).map(str::to_string);
     let tag = o.str("tag", e).map(str::to_string);
     let keys = o.str("keys", e).map(str::to_string);
-    let mut properties = BTreeMap::new();
+    let mut properties = VecMap::new();
     if let Some(pv) = o.get("properties") {
         let pp = o.child_path("properties");
         if let Some(mut po) = Obj::new(pv, &pp, e) {
@@ -505,13 +505,13 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     if s.brokers.is_empty() {
         e.push("$.brokers", "at least one broker is required");
     }
-    let mut brokers = BTreeSet::new();
+    let mut brokers = VecSet::new();
     for (i, b) in s.brokers.iter().enumerate() {
         if !brokers.insert(b.name.as_str()) {
             e.push(&format!("$.brokers[{i}].name"), format!("duplicate broker {:?}", b.name));
         }
     }
-    let mut topics = BTreeSet::new();
+    let mut topics = VecSet::new();
     for (i, t) in s.topics.iter().enumerate() {
         if !topics.insert(t.name.as_str()) {
             e.push(&format!("$.topics[{i}].name"), format!("duplicate topic {:?}", t.name));
@@ -540,8 +540,8 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     // Consumers are referenced by their unique name; clientIds may repeat (spec §6: duplicates
     // share an allocation block). Topics a consumer subscribes need not exist (spec §5: no route,
     // warnings until the topic appears).
-    let mut names = BTreeSet::new();
-    let mut groups = BTreeSet::new();
+    let mut names = VecSet::new();
+    let mut groups = VecSet::new();
     let duplicate_name =
         |n: &str| format!("duplicate consumer name {n:?} (consumers may share a clientId, but each needs its own \"name\")");
     for (i, g) in s.groups.iter().enumerate() {
@@ -565,7 +565,7 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
         }
     }
     // A topic exists for producers once it is declared or created by `setQueueCount` (updateTopic).
-    let mut created: BTreeSet<&str> = topics.clone();
+    let mut created: VecSet<&str> = topics.clone();
     for (a, p) in s.timeline.iter().zip(paths) {
         match &a.action {
             Action::StartConsumer { consumer }

@@ -1,7 +1,7 @@
 //! User properties of produced messages (`Message.putUserProperty`): names and values must not be
 //! blank, and names must not be one of the system properties the broker sets itself.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 /// System property names (`MessageConst`), refused as user property names.
 pub const SYSTEM_PROPERTIES: &[&str] = &[
@@ -46,8 +46,8 @@ pub fn check_property(name: &str, value: &str) -> Result<(), String> {
 }
 
 /// Parses `name=value, name=value` (the UI's send form). Errors name the 1-based entry.
-pub fn parse_properties(text: &str) -> Result<BTreeMap<String, String>, String> {
-    let mut out = BTreeMap::new();
+pub fn parse_properties(text: &str) -> Result<VecMap<String, String>, String> {
+    let mut out = VecMap::new();
     for (i, part) in text.split(',').enumerate() {
         if part.trim().is_empty() {
             if text.trim().is_empty() {

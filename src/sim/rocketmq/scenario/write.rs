@@ -63,7 +63,7 @@ fn send_value(s: &SendSpec) -> Value {
         o.insert("keys".into(), json!(k));
     }
     if !s.properties.is_empty() {
-        o.insert("properties".into(), json!(s.properties));
+        o.insert("properties".into(), Value::Object(s.properties.iter().map(|(k, v)| (k.clone(), json!(v))).collect()));
     }
     o.insert("body".into(), json!(s.body));
     if s.times.is_empty() {
@@ -176,7 +176,7 @@ mod tests {
         ] {
             round_trip(Action::SetAllocation { group: "g".into(), allocation });
         }
-        let mut properties = std::collections::BTreeMap::new();
+        let mut properties = crate::vec_map::VecMap::new();
         properties.insert("a".to_string(), "5".to_string());
         let send = SendSpec {
             at: 1234,

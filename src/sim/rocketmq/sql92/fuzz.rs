@@ -2,8 +2,7 @@
 //! ones (deleted/inserted/duplicated text, odd characters), pathological nesting and long chains,
 //! evaluated against random String and typed properties.
 
-use crate::sort::CollectSorted;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use crate::engine::SplitMix64;
 
@@ -278,8 +277,8 @@ fn expression(rng: &mut SplitMix64) -> String {
     s
 }
 
-fn properties(rng: &mut SplitMix64) -> BTreeMap<String, PropValue> {
-    let mut props = BTreeMap::new();
+fn properties(rng: &mut SplitMix64) -> VecMap<String, PropValue> {
+    let mut props = VecMap::new();
     for name in NAMES {
         if rng.index(3) == 0 {
             continue;
@@ -325,13 +324,13 @@ pub fn fuzz_smoke(cases: u64, seed: u64) -> u64 {
                 let via_callback = e.evaluate(&|n| props.get(n).cloned());
                 assert_eq!(v, via_callback, "evaluate paths disagree on {expr:?}");
                 assert_eq!(e.matches_broker(&props), v == Verdict::True, "{expr:?}");
-                let strings: BTreeMap<String, String> = props
+                let strings: VecMap<String, String> = props
                     .iter()
                     .filter_map(|(k, v)| match v {
                         PropValue::Str(s) => Some((k.clone(), s.clone())),
                         _ => None,
                     })
-                    .collect_map();
+                    .collect();
                 let broker = e.evaluate_props(&strings);
                 assert_eq!(e.matches_broker(&strings), broker == Verdict::True, "{expr:?}");
                 let code = |v: &Verdict| match v {

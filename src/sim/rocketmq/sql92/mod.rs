@@ -3,12 +3,12 @@
 //!
 //! ```
 //! use mqviz_sim::rocketmq::sql92::{compile, Sql92Version, Verdict};
-//! use std::collections::BTreeMap;
+//! use mqviz_sim::vec_map::VecMap;
 //!
 //! let e = compile("a > 5 AND TAGS IN ('TagA', 'TagB')", Sql92Version::V5).unwrap();
-//! let props = BTreeMap::from([("a".to_string(), "6".to_string()), ("TAGS".to_string(), "TagB".to_string())]);
+//! let props = VecMap::from([("a".to_string(), "6".to_string()), ("TAGS".to_string(), "TagB".to_string())]);
 //! assert!(e.matches_broker(&props));
-//! assert_eq!(e.evaluate_props(&BTreeMap::<String, String>::new()), Verdict::Null);
+//! assert_eq!(e.evaluate_props(&VecMap::<String, String>::new()), Verdict::Null);
 //! ```
 //!
 //! Behaviour reproduced (see the module files for details):
@@ -41,7 +41,8 @@ mod javanum;
 mod lexer;
 mod parser;
 
-use std::collections::{BTreeMap, HashMap};
+use crate::vec_map::VecMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -134,7 +135,7 @@ impl<P: Properties + ?Sized> Properties for &P {
     }
 }
 
-impl Properties for BTreeMap<String, String> {
+impl Properties for VecMap<String, String> {
     fn property(&self, name: &str) -> Option<PropRef<'_>> {
         self.get(name).map(|v| PropRef::Str(v))
     }
@@ -146,7 +147,7 @@ impl<H: BuildHasher> Properties for HashMap<String, String, H> {
     }
 }
 
-impl Properties for BTreeMap<String, PropValue> {
+impl Properties for VecMap<String, PropValue> {
     fn property(&self, name: &str) -> Option<PropRef<'_>> {
         self.get(name).map(PropValue::as_prop_ref)
     }
@@ -361,7 +362,7 @@ mod tests {
     #[test]
     fn typed_properties_and_callback_api() {
         let e = compile("a = 3 AND b > 2.5 AND c AND d IS NOT NULL", Sql92Version::V5).unwrap();
-        let mut props = BTreeMap::new();
+        let mut props = VecMap::new();
         props.insert("a".to_string(), PropValue::Long(3));
         props.insert("b".to_string(), PropValue::Int(3));
         props.insert("c".to_string(), PropValue::Bool(true));
@@ -372,7 +373,7 @@ mod tests {
         assert_eq!(e.evaluate(&|n| props.get(n).cloned()), Verdict::False);
         assert!(!e.matches_broker(&props));
         let obj = compile("a > 1", Sql92Version::V5).unwrap();
-        let props = BTreeMap::from([("a".to_string(), PropValue::Object)]);
+        let props = VecMap::from([("a".to_string(), PropValue::Object)]);
         assert!(matches!(obj.evaluate_props(&props), Verdict::Error(_)));
         let same = compile("a = a", Sql92Version::V5).unwrap();
         assert_eq!(same.evaluate_props(&props), Verdict::True, "same object instance");

@@ -14,7 +14,7 @@
 //! Once a loop sees a token that can start one of its alternatives it is committed: `a NOT x`,
 //! `a IS x`, `a AND` are errors, while a token that starts no alternative ends the expression.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::collections::VecDeque;
 
 use super::ast::{CmpOp, Const, Node, PropId, StrSet, TextOp};
@@ -32,7 +32,7 @@ struct Parsed {
 pub(crate) struct Parser<'s> {
     lexer: Lexer<'s>,
     ahead: VecDeque<Token<'s>>,
-    names: BTreeMap<&'s str, u32>,
+    names: VecMap<&'s str, u32>,
     depth: usize,
 }
 
@@ -62,7 +62,7 @@ fn decode_string(text: &str) -> Box<str> {
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str, version: Sql92Version) -> Self {
-        Parser { lexer: Lexer::new(src, version), ahead: VecDeque::with_capacity(2), names: BTreeMap::new(), depth: 0 }
+        Parser { lexer: Lexer::new(src, version), ahead: VecDeque::with_capacity(2), names: VecMap::new(), depth: 0 }
     }
 
     /// Parses a whole selector.

@@ -5,8 +5,7 @@
 //! carries the identity of what it belongs to (`identity.rs`) and is checked against it before
 //! it changes state.
 
-use crate::sort::CollectSorted;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 use std::sync::Arc;
 
 use super::allocate::{self, Strategy};
@@ -311,7 +310,7 @@ pub type PublishQueues = Arc<Vec<(usize, u32)>>;
 pub struct ProducerState {
     pub id: Name,
     /// TopicPublishInfo per topic and when it was fetched: refreshed every 30 s like the client's.
-    pub routes: BTreeMap<String, (Millis, PublishQueues)>,
+    pub routes: VecMap<String, (Millis, PublishQueues)>,
     pub start_index: StartIndex,
     /// The send scripts: the scenario's, then any added by `produce` commands.
     pub sends: Vec<Arc<SendSpec>>,
@@ -321,7 +320,7 @@ pub struct ProducerState {
     pub send_bodies: Vec<Name>,
     /// The shape of each send script's messages, once it has produced one.
     pub shapes: Vec<Option<Arc<Shape>>>,
-    pub indexes: BTreeMap<String, ThreadLocalIndex>,
+    pub indexes: VecMap<String, ThreadLocalIndex>,
     pub latency: Millis,
     pub sent: u64,
 }
@@ -342,12 +341,12 @@ pub struct World {
     /// What became of each message (indexed by message id), for the cells of the canvas.
     pub fates: Vec<Fate>,
     /// Why a skipped message was skipped, where that is more than a tag mismatch (SQL92 verdicts).
-    pub skip_notes: BTreeMap<MsgId, &'static str>,
+    pub skip_notes: VecMap<MsgId, &'static str>,
     /// Tags in order of first use: a tag's index is its colour key.
     pub tag_keys: Vec<Name>,
     /// Neutral partition id -> (broker, topic, queue id); ids are given in order of creation.
     pub partitions: Vec<(usize, Name, u32)>,
-    pub history: BTreeMap<String, Vec<HistoryEntry>>,
+    pub history: VecMap<String, Vec<HistoryEntry>>,
     /// Every listener run that consumed a message, in order (the duplicate report reads it).
     pub consumptions: Chunked<ConsumptionRecord>,
     /// Every ProcessQueue ever created, indexed by its id − 1.
@@ -360,11 +359,11 @@ pub struct World {
     /// The offset commits of the last step only (cleared when a step starts): what the
     /// simulation tests' offset invariant reads without scanning every broker after each step.
     pub recent_commits: Vec<OffsetCommit>,
-    channel_owner: BTreeMap<Name, (usize, Incarnation)>,
+    channel_owner: VecMap<Name, (usize, Incarnation)>,
     handler_cause: Option<EventId>,
     last_emitted: Option<EventId>,
     /// Group name -> message model, from the scenario and added consumers.
-    group_models: BTreeMap<String, MessageModel>,
+    group_models: VecMap<String, MessageModel>,
     /// Keep per-message events (provenance). Benchmarks may turn this off.
     pub trace_messages: bool,
     /// Bytes the run may hold (`memory_bytes`); past it the run stops (budget.rs).
@@ -394,7 +393,7 @@ fn strategy_from(spec: &AllocationSpec) -> Strategy {
                 .collect(),
         },
         AllocationSpec::MachineRoom { consumer_idcs } => {
-            Strategy::MachineRoom { consumer_idcs: consumer_idcs.iter().cloned().collect_set() }
+            Strategy::MachineRoom { consumer_idcs: consumer_idcs.iter().cloned().collect() }
         }
         AllocationSpec::MachineRoomNearby { inner } => Strategy::MachineRoomNearby { inner: Box::new(strategy_from(inner)) },
     }
@@ -442,19 +441,19 @@ impl World {
             .iter()
             .map(|p| ProducerState {
                 id: name(&p.id),
-                routes: BTreeMap::new(),
+                routes: VecMap::new(),
                 start_index: p.start_index,
                 sends: p.sends.iter().cloned().map(Arc::new).collect(),
                 send_topics: p.sends.iter().map(|s| name(&s.topic)).collect(),
                 send_tags: p.sends.iter().map(|s| s.tag.as_deref().map(name)).collect(),
                 send_bodies: p.sends.iter().map(|s| name(&s.body)).collect(),
                 shapes: Vec::new(),
-                indexes: BTreeMap::new(),
+                indexes: VecMap::new(),
                 latency: p.latency_ms.unwrap_or(scenario.latency_ms),
                 sent: 0,
             })
             .collect();
-        let mut group_models = BTreeMap::new();
+        let mut group_models = VecMap::new();
         let mut consumers = Vec::new();
         for g in &scenario.groups {
             group_models.insert(g.name.clone(), g.message_model);
@@ -485,17 +484,17 @@ impl World {
             consumers,
             messages: reserved(planned_messages(&scenario, memory_budget)),
             fates: reserved(planned_messages(&scenario, memory_budget)),
-            skip_notes: BTreeMap::new(),
+            skip_notes: VecMap::new(),
             tag_keys: Vec::new(),
             partitions: Vec::new(),
-            history: BTreeMap::new(),
+            history: VecMap::new(),
             consumptions: Chunked::default(),
             process_queues: Vec::new(),
             send_failures: Vec::new(),
             oneway: Vec::new(),
             next_oneway: 0,
             recent_commits: Vec::new(),
-            channel_owner: BTreeMap::new(),
+            channel_owner: VecMap::new(),
             handler_cause: None,
             last_emitted: None,
             group_models,
@@ -547,11 +546,11 @@ impl World {
             crashed_incarnations: Vec::new(),
             channel: name(""),
             started_at: 0,
-            subs: BTreeMap::new(),
-            routes: BTreeMap::new(),
-            pqs: BTreeMap::new(),
-            offsets: BTreeMap::new(),
-            local_offsets: BTreeMap::new(),
+            subs: std::collections::BTreeMap::new(),
+            routes: std::collections::BTreeMap::new(),
+            pqs: std::collections::BTreeMap::new(),
+            offsets: std::collections::BTreeMap::new(),
+            local_offsets: std::collections::BTreeMap::new(),
             rebalance: RebalanceService::default(),
             crashed: false,
             start_error: None,

@@ -204,8 +204,8 @@ fn route_is_fresh(producer: &ProducerState, topic: &str, now: Millis) -> bool {
 /// `selectOneMessageQueue` over a producer's cached route for `topic` (its ThreadLocalIndex is
 /// made on first use), avoiding broker `avoid` when another is listed.
 fn select_queue(
-    routes: &BTreeMap<String, (Millis, PublishQueues)>,
-    indexes: &mut BTreeMap<String, ThreadLocalIndex>,
+    routes: &VecMap<String, (Millis, PublishQueues)>,
+    indexes: &mut VecMap<String, ThreadLocalIndex>,
     start_index: StartIndex,
     topic: &str,
     avoid: Option<usize>,

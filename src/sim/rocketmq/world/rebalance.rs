@@ -3,7 +3,6 @@
 
 use super::records::{DropReason, ForcedUnlock, StartOffsetSource};
 use super::*;
-use crate::sort::CollectSorted;
 use crate::sort::StableSort;
 
 /// PullRequests of new ProcessQueues are dispatched this long after the rebalance (5.x
@@ -37,7 +36,7 @@ impl World {
 
     pub(super) fn refresh_routes(&mut self, c: usize) {
         let topics: Vec<String> = self.consumers[c].subs.keys().cloned().collect();
-        let mut routes = BTreeMap::new();
+        let mut routes = std::collections::BTreeMap::new();
         for t in topics {
             let r = self.route_of(&t);
             if !r.is_empty() {
@@ -118,12 +117,12 @@ impl World {
             };
             match self.consumers[c].model {
                 MessageModel::Broadcasting => {
-                    let set: BTreeSet<MessageQueue> = route.into_iter().collect_set();
+                    let set: VecSet<MessageQueue> = route.into_iter().collect();
                     self.apply_allocation(c, topic, set, Vec::new());
                 }
                 MessageModel::Clustering => {
                     // GET_CONSUMER_LIST_BY_GROUP goes to one broker of the topic, picked at random.
-                    let brokers: BTreeSet<&str> = route.iter().map(|q| &*q.broker).collect_set();
+                    let brokers: VecSet<&str> = route.iter().map(|q| &*q.broker).collect();
                     let brokers: Vec<&str> = brokers.into_iter().collect();
                     let pick = if brokers.len() > 1 { self.rng.below(brokers.len() as u64) as usize } else { 0 };
                     let Some(b) = self.broker_index(brokers[pick]) else { continue };
@@ -184,7 +183,7 @@ impl World {
         }
         match allocate::allocate(&strategy, &client, &mq_all, &cid_all) {
             Ok(result) => {
-                let set: BTreeSet<MessageQueue> = result.into_iter().collect_set();
+                let set: VecSet<MessageQueue> = result.into_iter().collect();
                 self.apply_allocation(c, topic, set, cid_all);
             }
             Err(e) => {
@@ -197,7 +196,7 @@ impl World {
 
     /// `updateProcessQueueTableInRebalance` + `messageQueueChanged`, then the "balanced" check:
     /// the allocation equals the working (not dropped) ProcessQueues of the topic.
-    pub(super) fn apply_allocation(&mut self, c: usize, topic: &str, set: BTreeSet<MessageQueue>, cid_all: Vec<String>) {
+    pub(super) fn apply_allocation(&mut self, c: usize, topic: &str, set: VecSet<MessageQueue>, cid_all: Vec<String>) {
         let now = self.now;
         // 1. Drop what is no longer ours, or whose pull chain has been silent for 120 s.
         let owned: Vec<MessageQueue> = self.consumers[c].pqs.keys().filter(|mq| &*mq.topic == topic).cloned().collect();
@@ -256,9 +255,9 @@ impl World {
         if changed {
             self.message_queue_changed(c, topic);
         }
-        let working: BTreeSet<&MessageQueue> =
-            self.consumers[c].pqs.iter().filter(|(mq, pq)| &*mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect_set();
-        if working != set.iter().collect_set() {
+        let working: VecSet<&MessageQueue> =
+            self.consumers[c].pqs.iter().filter(|(mq, pq)| &*mq.topic == topic && !pq.dropped).map(|(mq, _)| mq).collect();
+        if working != set.iter().collect() {
             self.note_unbalanced(c);
         }
     }

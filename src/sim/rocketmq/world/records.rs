@@ -2,6 +2,7 @@
 //! message, every ProcessQueue ever created, and every send that failed for good.
 
 use super::*;
+use crate::vec_map::VecSet;
 
 /// One listener run that consumed a message (the listener returned success). A run whose result
 /// was discarded (its ProcessQueue was dropped while it ran) still consumed the message: the
@@ -28,7 +29,7 @@ const DISCARDED: u32 = 1 << 31;
 
 impl World {
     /// The messages (as roots: a retry counts for its original) that any of `consumers` consumed.
-    pub fn consumed_roots(&self, consumers: &[usize]) -> BTreeSet<MsgId> {
+    pub fn consumed_roots(&self, consumers: &[usize]) -> VecSet<MsgId> {
         self.consumptions
             .iter()
             .filter(|r| consumers.contains(&r.consumer()))
