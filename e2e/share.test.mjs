@@ -105,9 +105,14 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '45000');
   assert.equal(await digest(other.page), want, 'the link rebuilds the identical run');
   assert.deepEqual(other.errors, []);
-  // Writing links is in the first download; reading packed edits is fetched with the first such link.
-  assert.equal(requests.filter((f) => f === 'split_links.wasm').length, 0, requests.join(' '));
-  assert.equal(other.requests.filter((f) => f === 'split_links.wasm').length, 1, other.requests.join(' '));
+  // Packing and unpacking edits are fetched, each once, by the first link that carries them:
+  // the writer fetched the packer only, and the reader the unpacker (and the packer, to write
+  // the address bar back).
+  const fetched = (reqs, f) => reqs.filter((r) => r === f).length;
+  assert.equal(fetched(requests, 'split_packer.wasm'), 1, requests.join(' '));
+  assert.equal(fetched(requests, 'split_links.wasm'), 0, requests.join(' '));
+  assert.equal(fetched(other.requests, 'split_links.wasm'), 1, other.requests.join(' '));
+  assert.equal(fetched(other.requests, 'split_packer.wasm'), 1, other.requests.join(' '));
   // Old links keep working.
   await other.page.goto(`${ctx.baseUrl}#preset=consistent-group&t=60000&speed=10`);
   await other.page.reload();
@@ -389,6 +394,93 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
   await loadPreset(flaky.page, 'kafka-eager-join.json');
   await flaky.page.close();
   assert.ok(flaky.errors.every((e) => /split_kafka|consistent-group\.json|Failed to fetch|net::ERR_FAILED/.test(e)), flaky.errors.join(' | '));
+});
+
+test('on demand: the SQL92 engine is fetched by the first SQL92 subscription (editor, preset, link); a failed fetch is an error and a retry works', async () => {
+  const engine = (requests) => requests.filter((f) => f === 'split_sql92.wasm').length;
+  const { page, errors, requests } = await openPage(ctx, { fragment: `#preset=${SEED}` });
+  await waitScene(page, (x) => x.rows.length > 0);
+  assert.equal(engine(requests), 0, 'the seed preset filters by tag: no engine in the first view');
+  await runTo(page, 10000);
+  const row = page.locator('[data-testid="consumer-row"][data-client-id="ConsumerA"]');
+  const type = row.locator('[data-testid="subscription-type"]');
+  const log = () => page.textContent('[data-testid="event-log"]');
+  const before = await log();
+  // The engine cannot be fetched: the editor says so, and nothing is entered.
+  await page.route('**/split_sql92.wasm', (r) => r.abort());
+  await type.selectOption('SQL92');
+  const failed = row.locator('[data-testid="subscription-error"]');
+  await failed.waitFor();
+  assert.match(await failed.textContent(), /SQL92 engine could not be loaded/);
+  assert.equal(await log(), before);
+  assert.equal(await type.inputValue(), 'TAG', 'the select shows what still holds');
+  await page.unroute('**/split_sql92.wasm');
+  // The next try fetches it and enters "TagA" as a SQL92 expression (a property read as a
+  // boolean); the engine's own compiler then checks what is typed, at a position.
+  const fetched = page.waitForResponse('**/split_sql92.wasm');
+  await type.selectOption('SQL92');
+  await fetched;
+  await failed.waitFor({ state: 'detached' });
+  const input = row.locator('[data-testid="subscription-input"]');
+  await input.fill('TAGS = ');
+  const err = row.locator('[data-testid="sql-error"]');
+  await err.waitFor();
+  assert.doesNotMatch(await err.textContent(), /not been fetched/);
+  assert.equal(await err.getAttribute('data-position'), '7');
+  await input.fill("TAGS = 'TagA'");
+  await input.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="event-log"]').textContent.includes("TAGS = 'TagA'"));
+  await runTo(page, 30000);
+  const want = await digest(page);
+  const link = await page.evaluate(() => location.hash);
+  assert.match(link, /edits=/);
+  await page.close();
+  assert.ok(errors.every((e) => /split_sql92|Failed to fetch|net::ERR_FAILED/.test(e)), errors.join(' | '));
+
+  // A link whose edit subscribes with SQL92 fetches the engine before it builds the run, and the
+  // run is the same.
+  const linked = await openPage(ctx, { fragment: link });
+  await linked.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '30000');
+  assert.equal(await digest(linked.page), want, 'the link rebuilds the identical run');
+  assert.equal(engine(linked.requests), 1, linked.requests.join(' '));
+  assert.deepEqual(linked.errors, []);
+  await linked.page.close();
+
+  // A preset with SQL92 subscriptions: the engine once, and the run matches the CLI's.
+  const sql = await openPage(ctx);
+  await waitScene(sql.page, (x) => x.rows.length > 0);
+  await loadPreset(sql.page, 'sql92-filter.json');
+  await runTo(sql.page, 20000);
+  const v = JSON.parse(preset('sql92-filter.json'));
+  v.until = 20000;
+  const path = join(artifacts, 'on-demand-sql92.json');
+  writeFileSync(path, JSON.stringify(v));
+  const cliDigest = JSON.parse(execFileSync(cli, ['run', path, '--json']).toString()).digest;
+  assert.equal(await digest(sql.page), cliDigest);
+  assert.equal(engine(sql.requests), 1, sql.requests.join(' '));
+  assert.deepEqual(sql.errors, []);
+  await sql.page.close();
+});
+
+test('on demand: the link packer; a failed fetch is an error on Copy link, and a retry works', async () => {
+  const { page, errors, requests } = await openPage(ctx, { fragment: `#preset=${SEED}` });
+  await waitScene(page, (x) => x.rows.length > 0);
+  // A link without edits packs nothing: Copy link writes it at once, with no fetch.
+  await page.click('[data-testid="copy-link"]');
+  assert.match(await page.inputValue('[data-testid="share-link"]'), /#preset=seed-same-topic-different-tags&t=0/);
+  await page.route('**/split_packer.wasm', (r) => r.abort());
+  await runTo(page, 20000);
+  await page.click('button[aria-label="crash ConsumerA"]');
+  await page.click('[data-testid="copy-link"]');
+  await page.waitForFunction(() => /link writer could not be loaded/.test(document.querySelector('[data-testid="share-error"]')?.textContent || ''));
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /edits=/, 'the address bar keeps the last link it could write');
+  await page.unroute('**/split_packer.wasm');
+  await page.click('[data-testid="copy-link"]');
+  await page.waitForFunction(() => /edits=/.test(document.querySelector('[data-testid="share-link"]')?.value || ''));
+  await page.waitForFunction(() => /edits=/.test(location.hash), null, { timeout: 5000 });
+  assert.ok(requests.filter((f) => f === 'split_packer.wasm').length >= 2, requests.join(' '));
+  await page.close();
+  assert.ok(errors.every((e) => /split_packer|Failed to fetch|net::ERR_FAILED/.test(e)), errors.join(' | '));
 });
 
 test('speed: a link with 100 edits and a playhead at 10 minutes draws its first frame within a second', async () => {

@@ -232,9 +232,28 @@ pub fn parse_fragment_with(fragment: &str, unpack: Option<Unpack>) -> Result<Lin
     Ok(link)
 }
 
+/// How packed fields are written: `pack`.
+pub type Pack = fn(&Value) -> String;
+
+/// Whether writing `link` packs a field (its scenario or edits), which takes `pack`.
+pub fn needs_pack(link: &Link) -> bool {
+    link.scenario.is_some() || link.edits.as_ref().is_some_and(|e| !e.is_empty())
+}
+
 /// Writes a link fragment (with the leading `#`). Keys in a fixed order, so equal runs give equal
 /// links. `Err` when it would be longer than `MAX_LINK`.
 pub fn write_fragment(link: &Link) -> Result<String, String> {
+    write_fragment_with(link, Some(pack))
+}
+
+/// `write_fragment`, packing with `pack`; without it a link that `needs_pack` is an error (the
+/// page fetches the packer first).
+pub fn write_fragment_with(link: &Link, pack: Option<Pack>) -> Result<String, String> {
+    let pack = match pack {
+        Some(pack) => pack,
+        None if needs_pack(link) => return Err("the link writer has not been fetched yet".into()),
+        None => |_: &Value| String::new(),
+    };
     let mut parts: Vec<String> = Vec::new();
     if link.embed {
         parts.push("embed".into());
@@ -349,6 +368,20 @@ mod tests {
         let bad = "#embed&edits=%%%";
         assert!(parse_fragment_with(bad, None).is_ok_and(|l| l.embed));
         assert!(parse_fragment(bad).unwrap_err().message.starts_with("edits:"));
+    }
+
+    /// The page writes links without the packer until one has edits or its own scenario.
+    #[test]
+    fn only_packed_fields_take_the_packer() {
+        let plain = Link { preset: Some("consistent-group.json"), edits: Some(Vec::new()), time: Some(5), ..Link::default() };
+        assert!(!needs_pack(&plain));
+        assert_eq!(write_fragment_with(&plain, None), write_fragment(&plain));
+        let edited = Link { edits: Some(vec![json!({"at": 1, "action": "startConsumer", "clientId": "C"})]), ..plain.clone() };
+        assert!(needs_pack(&edited));
+        assert!(write_fragment_with(&edited, None).unwrap_err().contains("not been fetched"));
+        assert_eq!(write_fragment_with(&edited, Some(pack)), write_fragment(&edited));
+        let own = Link { scenario: Some(json!({"name": "x"})), ..Link::default() };
+        assert!(needs_pack(&own) && write_fragment_with(&own, None).is_err());
     }
 
     #[test]

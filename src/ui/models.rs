@@ -66,6 +66,23 @@ pub struct Parts {
     pub stage: fn() -> AnyView,
     /// The body of extra tab `index` (see `tabs`), given whether it is visible.
     pub tab: fn(usize, Signal<bool>) -> AnyView,
+    /// Whether the page has the code a run of this scenario document needs beyond these parts
+    /// (RocketMQ's SQL92 engine, fetched on demand).
+    pub has_code_for: fn(&Value) -> bool,
+    /// Fetches that code, then runs the callback (`Err` if it could not be fetched).
+    pub fetch_code: fn(Then),
+}
+
+/// What runs once code has been fetched.
+pub type Then = Box<dyn FnOnce(Result<(), String>)>;
+
+/// For models whose parts are all their code.
+fn has_all_code(_: &Value) -> bool {
+    true
+}
+
+fn nothing_to_fetch(then: Then) {
+    then(Ok(()))
 }
 
 // RocketMQ's parts are always in the page: the first view runs its seed preset.
@@ -80,6 +97,8 @@ fn rocketmq_parts() -> Parts {
             0 => view! { {super::lazy::lazy_view!(super::rocketmq::filter_panel(), visible, when visible)} }.into_any(),
             _ => ().into_any(),
         },
+        has_code_for: super::rocketmq::sql92::has_code_for,
+        fetch_code: |then| super::rocketmq::sql92::when_ready(then),
     }
 }
 
@@ -97,6 +116,8 @@ fn kafka_parts() -> Result<Parts, SplitLoaderError> {
             0 => view! { <super::kafka::LagPanel visible=visible /> }.into_any(),
             _ => ().into_any(),
         },
+        has_code_for: has_all_code,
+        fetch_code: nothing_to_fetch,
     })
 }
 
@@ -108,6 +129,8 @@ fn pulsar_parts() -> Result<Parts, SplitLoaderError> {
         tables: || view! { <super::pulsar::Tables /> }.into_any(),
         stage: || view! { <super::pulsar::Stage /> }.into_any(),
         tab: |_, _| ().into_any(),
+        has_code_for: has_all_code,
+        fetch_code: nothing_to_fetch,
     })
 }
 
@@ -177,18 +200,22 @@ fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
     });
 }
 
-/// `when_ready` for the model a scenario document names. A document that names none runs `then`
-/// at once: loading it reports the error, with its path.
+/// `when_ready` for the model a scenario document names, and for the code beyond its parts the
+/// run needs (`Parts::has_code_for`). A document that names no model runs `then` at once: loading
+/// it reports the error, with its path.
 pub fn when_ready_for(v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
-    match model::kind_of(v) {
-        Ok(kind) => when_ready(kind, then),
-        Err(_) => then(Ok(())),
-    }
+    let Ok(kind) = model::kind_of(v) else { return then(Ok(())) };
+    let v = v.clone();
+    when_ready(kind, move |r| match r.map(|()| parts(kind)) {
+        Ok(Some(p)) if !(p.has_code_for)(&v) => (p.fetch_code)(Box::new(then)),
+        Ok(_) => then(Ok(())),
+        Err(e) => then(Err(e)),
+    });
 }
 
 /// Whether a run of the model `v` names could be built now, without fetching code.
 pub fn ready_for(v: &Value) -> bool {
-    model::kind_of(v).map_or(true, |k| parts(k).is_some())
+    model::kind_of(v).map_or(true, |k| parts(k).is_some_and(|p| (p.has_code_for)(v)))
 }
 
 /// Builds the run a scenario document (with its `edits`) describes, with the builder the page has.
@@ -200,6 +227,9 @@ pub fn load_value(v: Value) -> Result<model::Loaded, Vec<PathError>> {
             message: format!("the {} model is not loaded yet", kind.title()),
         }]);
     };
+    if !(p.has_code_for)(&v) {
+        return Err(vec![PathError { path: "$".into(), message: "code this run needs is not loaded yet".into() }]);
+    }
     model::load_value_with(v, p.build)
 }
 

@@ -94,24 +94,26 @@ pub fn ShareBar() -> impl IntoView {
             download(&file, &serde_json::to_string_pretty(&v).unwrap_or_default());
         }
     };
-    let copy_link = move |_| match sim.link() {
-        Ok(fragment) => {
-            let Some(win) = web_sys::window() else { return };
-            let loc = win.location();
-            let url = format!(
-                "{}{}{}{fragment}",
-                loc.origin().unwrap_or_default(),
-                loc.pathname().unwrap_or_default(),
-                loc.search().unwrap_or_default()
-            );
-            let _ = win.navigator().clipboard().write_text(&url);
-            link_text.set(Some(url));
-            error.set(None);
-        }
-        Err(e) => {
-            link_text.set(None);
-            error.set(Some(e));
-        }
+    let copy_link = move |_| {
+        sim.link_then(move |link| match link {
+            Ok(fragment) => {
+                let Some(win) = web_sys::window() else { return };
+                let loc = win.location();
+                let url = format!(
+                    "{}{}{}{fragment}",
+                    loc.origin().unwrap_or_default(),
+                    loc.pathname().unwrap_or_default(),
+                    loc.search().unwrap_or_default()
+                );
+                let _ = win.navigator().clipboard().write_text(&url);
+                link_text.set(Some(url));
+                error.set(None);
+            }
+            Err(e) => {
+                link_text.set(None);
+                error.set(Some(e));
+            }
+        })
     };
     let variants = move || {
         sim.edits_version.track();

@@ -356,6 +356,18 @@ impl Sim {
             },
             (None, None) => None,
         };
+        let base = base.map(|(mut v, name, preset)| {
+            if let Value::Object(o) = &mut v {
+                if let Some(seed) = l.seed {
+                    o.insert("seed".into(), Value::from(seed));
+                }
+                if let Some(edits) = &l.edits {
+                    o.insert("edits".into(), Value::Array(edits.clone()));
+                }
+            }
+            (v, name, preset)
+        });
+        // With its edits: an edit may subscribe with SQL92.
         if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::models::ready_for(v)) {
             let (this, l) = (*self, l.clone());
             self.when_ready(v, move |fetched| {
@@ -365,15 +377,7 @@ impl Sim {
             });
             return Ok(());
         }
-        if let Some((mut v, name, preset)) = base {
-            if let Value::Object(o) = &mut v {
-                if let Some(seed) = l.seed {
-                    o.insert("seed".into(), Value::from(seed));
-                }
-                if let Some(edits) = &l.edits {
-                    o.insert("edits".into(), Value::Array(edits.clone()));
-                }
-            }
+        if let Some((v, name, preset)) = base {
             let plain = l.seed.is_none() && l.edits.as_ref().is_none_or(|e| e.is_empty());
             match preset.filter(|_| plain) {
                 Some(i) => self.load(i),
@@ -393,8 +397,29 @@ impl Sim {
     }
 
     /// The run as a link fragment: preset (or the scenario itself), every edit, the playhead,
-    /// the speed and the open panel.
+    /// the speed and the open panel. A link with packed fields takes the link packer: until it is
+    /// in the page this is `Err` and asks for it; it tracks the packer, so an effect or a view
+    /// that wrote nothing writes again once it has arrived.
     pub fn link(&self) -> Result<String, String> {
+        let l = self.link_fields();
+        let packer = super::url::packer();
+        if packer.is_none() && link::needs_pack(&l) {
+            super::url::prefetch_packer();
+        }
+        link::write_fragment_with(&l, packer)
+    }
+
+    /// `link`, once the packer is in the page if the link needs it (for Copy link).
+    pub fn link_then(&self, then: impl FnOnce(Result<String, String>) + 'static) {
+        let l = self.link_fields();
+        match super::url::packer_untracked() {
+            Some(p) => then(link::write_fragment_with(&l, Some(p))),
+            None if !link::needs_pack(&l) => then(link::write_fragment_with(&l, None)),
+            None => super::url::when_packer(move |p| then(p.and_then(|p| link::write_fragment_with(&l, Some(p))))),
+        }
+    }
+
+    fn link_fields(&self) -> Link {
         let edits: Vec<Value> = self
             .history
             .with_value(|h| h.as_ref().map(|h| h.commands().iter().map(|c| c.command.clone()).collect()))
@@ -407,7 +432,7 @@ impl Sim {
             0 => None,
             i => super::models::tabs(self.kind.get_untracked()).get(i - 1).map(|t| t.label.to_ascii_lowercase()),
         };
-        link::write_fragment(&Link {
+        Link {
             preset,
             scenario,
             edits: Some(edits),
@@ -416,7 +441,7 @@ impl Sim {
             panel,
             embed: self.embed.get_untracked(),
             ..Link::default()
-        })
+        }
     }
 
     /// The scenario with every edit of this run, as a file `mqviz run` reproduces.

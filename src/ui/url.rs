@@ -9,12 +9,77 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::state::Sim;
-use crate::sim::link::{self, parse_fragment_with, Link, Unpack};
+use crate::sim::link::{self, parse_fragment_with, Link, Pack, Unpack};
 use wasm_split_helpers::SplitLoaderError;
 
 thread_local! {
     /// The fragment this page wrote last: a `hashchange` to it is our own echo.
     static WRITTEN: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The link packer once it is in the page. An `Arc` signal, owned by no component: the
+    /// address bar and the embed's full-page link are written again when it arrives.
+    static PACKER: ArcRwSignal<Option<Pack>> = ArcRwSignal::new(built_in_packer());
+    /// Whether a background fetch of the packer is under way.
+    static PACKER_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(not(mqviz_split))]
+fn built_in_packer() -> Option<Pack> {
+    Some(link::pack)
+}
+
+// The release page fetches the packer (the deflater) with the first link that carries edits or
+// a scenario: a page that is only watched never writes one.
+#[cfg(mqviz_split)]
+fn built_in_packer() -> Option<Pack> {
+    None
+}
+
+#[cfg(mqviz_split)]
+#[wasm_split_helpers::wasm_split(packer, fallible)]
+fn fetched_packer() -> Result<Pack, SplitLoaderError> {
+    Ok(link::pack)
+}
+
+/// The packer if it is in the page (tracked).
+pub fn packer() -> Option<Pack> {
+    PACKER.with(|p| p.get())
+}
+
+pub fn packer_untracked() -> Option<Pack> {
+    PACKER.with(|p| p.get_untracked())
+}
+
+/// Fetches the packer in the background, once; a failure is retried by the next ask.
+pub fn prefetch_packer() {
+    if PACKER_ASKED.with(|a| a.replace(true)) {
+        return;
+    }
+    when_packer(|_| PACKER_ASKED.with(|a| a.set(false)));
+}
+
+/// Runs `then` with the packer once it is in the page, fetching it if need be.
+pub fn when_packer(then: impl FnOnce(Result<Pack, String>) + 'static) {
+    match packer_untracked() {
+        Some(p) => then(Ok(p)),
+        None => fetch_packer(then),
+    }
+}
+
+#[cfg(not(mqviz_split))]
+fn fetch_packer(then: impl FnOnce(Result<Pack, String>)) {
+    // Not reached: without the split the packer is built in.
+    then(Err("the link writer is not in this build".into()))
+}
+
+#[cfg(mqviz_split)]
+fn fetch_packer(then: impl FnOnce(Result<Pack, String>) + 'static) {
+    leptos::task::spawn_local(async move {
+        let fetched = fetched_packer().await;
+        if let Ok(p) = fetched {
+            PACKER.with(|s| s.set(Some(p)));
+        }
+        then(fetched.map_err(|e| format!("the link writer could not be loaded ({e}); check the connection and try again")));
+    });
 }
 
 /// Loads what `fragment` names (nothing for an empty one); errors show with their column.

@@ -234,8 +234,23 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
                     data-testid="subscription-type"
                     aria-label=type_label
                     on:change=move |ev| {
-                        sql.set(event_target_value(&ev) == "SQL92");
-                        commit_type();
+                        let to_sql = event_target_value(&ev) == "SQL92";
+                        sql.set(to_sql);
+                        if !to_sql {
+                            return commit_type();
+                        }
+                        // Checking and entering a SQL92 subscription takes the engine.
+                        let commit = commit_type.clone();
+                        let select: web_sys::HtmlSelectElement = event_target(&ev);
+                        super::sql92::when_ready(move |ready| match ready {
+                            Ok(()) => commit(),
+                            Err(message) => {
+                                // Nothing was entered: the select shows what still holds.
+                                sql.set(false);
+                                select.set_value("TAG");
+                                err.set(Some(ExprError { message, position: None }));
+                            }
+                        });
                     }
                 >
                     <option value="TAG" selected=!sql0>"TAG"</option>

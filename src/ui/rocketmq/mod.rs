@@ -5,6 +5,7 @@
 mod cost_plot;
 mod editor;
 mod filters;
+pub mod sql92;
 mod tables;
 
 pub use cost_plot::StagePlot;

@@ -5,11 +5,13 @@
 mod parse;
 pub(crate) use parse::MAX_QUEUES;
 pub mod properties;
+mod sql_use;
 mod write;
 
 use crate::vec_map::VecMap;
 
 pub use parse::{parse_action, parse_scenario, parse_scenario_value};
+pub use sql_use::uses_sql92;
 pub use write::{action_value, timed_action_value};
 
 use crate::engine::Millis;

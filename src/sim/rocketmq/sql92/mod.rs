@@ -200,13 +200,76 @@ pub struct Expression {
     version: Sql92Version,
     root: Node,
     names: Vec<Box<str>>,
+    /// The evaluator that compiled it: an expression exists only once the engine is in the page.
+    engine: Engine,
+}
+
+/// The parser and evaluator, reached through function pointers so that the page can fetch them
+/// with its first SQL92 subscription instead of in its first download (`ui::rocketmq::sql92`).
+/// Everything else (the CLI, the tests, the page's debug build) has them built in.
+#[derive(Clone, Copy)]
+pub struct Engine {
+    compile: fn(&str, Sql92Version, Engine) -> Result<Expression, CompileError>,
+    evaluate: fn(&Expression, &dyn Properties) -> Verdict,
+    matches: fn(&Expression, &dyn Properties) -> bool,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Engine")
+    }
+}
+
+impl Engine {
+    /// Naming this links the parser and evaluator into the binary.
+    pub fn built_in() -> Engine {
+        Engine {
+            compile: |expr, version, engine| {
+                let compiled = parser::Parser::new(expr, version).parse()?;
+                Ok(Expression { source: expr.to_string(), version, root: compiled.root, names: compiled.names, engine })
+            },
+            evaluate: |e, props| verdict(eval::eval(&e.root, &ByName(props))),
+            matches: |e, props| matches!(eval::eval(&e.root, &ByName(props)), Ok(eval::Val::Bool(true))),
+        }
+    }
+}
+
+#[cfg(not(mqviz_split))]
+fn engine() -> Option<Engine> {
+    Some(Engine::built_in())
+}
+
+#[cfg(mqviz_split)]
+static FETCHED: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+
+#[cfg(mqviz_split)]
+fn engine() -> Option<Engine> {
+    FETCHED.get().copied()
+}
+
+/// Puts the engine the page fetched in place (built-in engines need no installing).
+pub fn install(engine: Engine) {
+    #[cfg(mqviz_split)]
+    let _ = FETCHED.set(engine);
+    #[cfg(not(mqviz_split))]
+    let _ = engine;
+}
+
+/// Whether `compile` can run: the page loads the engine before it builds a run with a SQL92
+/// subscription or enters one (`rocketmq::scenario::uses_sql92`).
+pub fn is_ready() -> bool {
+    engine().is_some()
 }
 
 /// Compiles `expr` the way `SelectorParser.parse` does (for the given upstream version).
-/// Never panics; time and memory grow (near-)linearly with the length of `expr`.
+/// Never panics; time and memory grow (near-)linearly with the length of `expr`. Without the
+/// engine (a page that has not fetched it) every expression is an error that says so, never a
+/// verdict.
 pub fn compile(expr: &str, version: Sql92Version) -> Result<Expression, CompileError> {
-    let compiled = parser::Parser::new(expr, version).parse()?;
-    Ok(Expression { source: expr.to_string(), version, root: compiled.root, names: compiled.names })
+    match engine() {
+        Some(engine) => (engine.compile)(expr, version, engine),
+        None => Err(CompileError { position: 0, message: "the SQL92 engine has not been fetched".to_string() }),
+    }
 }
 
 /// Looks properties up by name.
@@ -218,12 +281,16 @@ impl<'p, P: Properties + ?Sized> eval::Source<'p> for ByName<'p, P> {
     }
 }
 
-/// Properties fetched up front, indexed like the expression's names.
-struct Resolved<'v>(&'v [Option<PropValue>]);
+/// Properties fetched up front, by the expression's names.
+struct Resolved<'v> {
+    names: &'v [Box<str>],
+    values: &'v [Option<PropValue>],
+}
 
-impl<'v> eval::Source<'v> for Resolved<'v> {
-    fn get(&self, prop: &PropId) -> Option<PropRef<'v>> {
-        self.0.get(prop.idx as usize).and_then(|v| v.as_ref()).map(PropValue::as_prop_ref)
+impl Properties for Resolved<'_> {
+    fn property(&self, name: &str) -> Option<PropRef<'_>> {
+        let i = self.names.iter().position(|n| **n == *name)?;
+        self.values[i].as_ref().map(PropValue::as_prop_ref)
     }
 }
 
@@ -257,18 +324,18 @@ impl Expression {
     /// looked up once, up front.
     pub fn evaluate(&self, lookup: &dyn Fn(&str) -> Option<PropValue>) -> Verdict {
         let values: Vec<Option<PropValue>> = self.names.iter().map(|n| lookup(n)).collect();
-        verdict(eval::eval(&self.root, &Resolved(&values)))
+        self.evaluate_props(&Resolved { names: &self.names, values: &values })
     }
 
     /// Evaluates against a property map; allocation-free unless evaluation throws.
     pub fn evaluate_props<P: Properties + ?Sized>(&self, props: &P) -> Verdict {
-        verdict(eval::eval(&self.root, &ByName(props)))
+        (self.engine.evaluate)(self, &props)
     }
 
     /// The broker's decision (`ExpressionMessageFilter.isMatchedByCommitLog`): TRUE matches;
     /// FALSE, NULL and exceptions do not.
     pub fn matches_broker<P: Properties + ?Sized>(&self, props: &P) -> bool {
-        matches!(eval::eval(&self.root, &ByName(props)), Ok(eval::Val::Bool(true)))
+        (self.engine.matches)(self, &props)
     }
 }
 
