@@ -4,17 +4,20 @@
 //! Why: every key and value type of a `BTreeMap` compiles its own B-tree (insertion with node
 //! splits, removal with merges and steals, `clone_subtree`, a dying-iterator drop), several KB of
 //! wasm per type. The RocketMQ model used some sixty of them, and ordered-map code was an eighth
-//! of the page's first download (518 -> 477 KB gzipped with the maps below as `VecMap`s). A sorted vector compiles to a binary search, a `memmove` and a
-//! `Vec`'s clone and drop.
+//! of the page's first download (518 -> 477 KB gzipped with the maps below as `VecMap`s). A
+//! sorted vector compiles to a binary search, a `memmove` and a `Vec`'s clone and drop.
 //!
 //! When: for maps keyed by things a group has at most thousands of (consumers, topics, groups,
-//! brokers, colour keys), which are read far more often than they change, and for maps keyed by
-//! message whose keys arrive in increasing order (an insert is a push). Insertion and removal
-//! shift the tail, so a map whose keys arrive in no order and grow with the run stays a
-//! `BTreeMap` (the event queue, a process queue's in-flight offsets). So do the maps the seek's
-//! loop looks up for every message (a consumer's process queues, routes, subscriptions and
-//! offsets, the broker's consume queues and committed offsets): as `VecMap`s they made the page's
-//! seek over a million messages 1.15x slower in wasm (not natively), for 14 KB of the 55 KB saved.
+//! brokers, queues, colour keys), which are read far more often than they change, and for maps
+//! keyed by message whose keys arrive in increasing order (an insert is a push). Insertion and
+//! removal shift the tail, so a map whose keys arrive in no order and grow with the run stays a
+//! `BTreeMap` (the event queue, a process queue's in-flight offsets).
+//!
+//! The maps the seek's loop looks up for every message (a consumer's process queues, routes,
+//! subscriptions and offsets, the broker's consume queues and committed offsets) are `VecMap`s
+//! too, for 14 KB gzipped. They first made the page's seek over a million messages 1.15-1.25x
+//! slower in wasm (not natively): `iter` was a `Map` over a `fn` pointer, an indirect call per
+//! entry. With `Iter` a type of its own the seek is within 1.1x of the B-trees'.
 //!
 //! Iteration order is the key order, exactly as in a `BTreeMap`, so swapping one for the other
 //! changes no event log.
@@ -43,8 +46,55 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for VecMap<K, V> {
     }
 }
 
-pub type Iter<'a, K, V> = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
-pub type IterMut<'a, K, V> = std::iter::Map<std::slice::IterMut<'a, (K, V)>, fn(&'a mut (K, V)) -> (&'a K, &'a mut V)>;
+/// Entries in key order. A type of its own rather than a `Map` over a `fn` pointer: in wasm that
+/// pointer is an indirect call per entry, which the optimiser at `s` did not always see through.
+#[derive(Clone)]
+pub struct Iter<'a, K, V>(std::slice::Iter<'a, (K, V)>);
+
+impl<'a, K, V> Iterator for Iter<'a, K, V> {
+    type Item = (&'a K, &'a V);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K, V> ExactSizeIterator for Iter<'_, K, V> {}
+
+/// Entries in key order, values mutable.
+pub struct IterMut<'a, K, V>(std::slice::IterMut<'a, (K, V)>);
+
+impl<'a, K, V> Iterator for IterMut<'a, K, V> {
+    type Item = (&'a K, &'a mut V);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&*k, v))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<K, V> DoubleEndedIterator for IterMut<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&*k, v))
+    }
+}
+
+impl<K, V> ExactSizeIterator for IterMut<'_, K, V> {}
 
 impl<K, V> VecMap<K, V> {
     pub const fn new() -> Self {
@@ -64,11 +114,11 @@ impl<K, V> VecMap<K, V> {
     }
 
     pub fn iter(&self) -> Iter<'_, K, V> {
-        self.entries.iter().map(|(k, v)| (k, v))
+        Iter(self.entries.iter())
     }
 
     pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        IterMut(self.entries.iter_mut())
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator + Clone {

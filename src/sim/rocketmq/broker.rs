@@ -1,7 +1,6 @@
 //! One broker: topic configs, storage, the consumer registry, offsets, held pulls and locks.
 
 use crate::vec_map::VecMap;
-use std::collections::BTreeMap;
 
 use super::bloom::BitsArray;
 use super::events::{MsgId, Name};
@@ -78,7 +77,7 @@ pub struct Broker {
     /// topic -> (readQueueNums, writeQueueNums)
     pub topics: VecMap<String, (u32, u32)>,
     /// topic -> consume queues by queue id
-    pub cqs: BTreeMap<String, Vec<ConsumeQueue>>,
+    pub cqs: VecMap<String, Vec<ConsumeQueue>>,
     pub groups: VecMap<String, ConsumerGroupInfo>,
     /// (group, topic) -> the client whose heartbeat wrote the current table entry.
     pub table_writer: VecMap<(String, String), Name>,
@@ -116,7 +115,7 @@ impl Broker {
             name: name.into(),
             enable_property_filter,
             topics: VecMap::new(),
-            cqs: BTreeMap::new(),
+            cqs: VecMap::new(),
             groups: VecMap::new(),
             table_writer: VecMap::new(),
             offsets: CommittedOffsets::default(),
@@ -182,11 +181,11 @@ fn append_to(cqs: &mut Vec<ConsumeQueue>, queue_id: u32, msg: MsgId) -> (u64, Op
 /// a pull commits, and looking up by `&str` needs no allocation.
 #[derive(Clone, Debug, Default)]
 pub struct CommittedOffsets {
-    by_topic: BTreeMap<String, BTreeMap<String, QueueOffsets>>,
+    by_topic: VecMap<String, VecMap<String, QueueOffsets>>,
 }
 
 /// One group's committed offsets on one topic, by queue id.
-type QueueOffsets = BTreeMap<u32, (u64, OffsetWriter)>;
+type QueueOffsets = VecMap<u32, (u64, OffsetWriter)>;
 
 impl CommittedOffsets {
     pub fn get(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {

@@ -171,14 +171,14 @@ pub struct Consumer {
     pub channel: Name,
     pub started_at: Millis,
     /// `subscriptionInner`: topic-keyed, including `%RETRY%<group>` in CLUSTERING.
-    pub subs: BTreeMap<String, Arc<SubscriptionData>>,
+    pub subs: VecMap<String, Arc<SubscriptionData>>,
     /// `topicSubscribeInfoTable`, refreshed from the name server every 30 s.
-    pub routes: BTreeMap<String, Vec<MessageQueue>>,
-    pub pqs: BTreeMap<MessageQueue, ProcessQueue>,
+    pub routes: VecMap<String, Vec<MessageQueue>>,
+    pub pqs: VecMap<MessageQueue, ProcessQueue>,
     /// The offset store's in-memory table (remote for CLUSTERING).
-    pub offsets: BTreeMap<MessageQueue, u64>,
+    pub offsets: VecMap<MessageQueue, u64>,
     /// BROADCASTING: `LocalFileOffsetStore`, which survives restarts.
-    pub local_offsets: BTreeMap<MessageQueue, u64>,
+    pub local_offsets: VecMap<MessageQueue, u64>,
     pub rebalance: RebalanceService,
     /// The last stop was a crash (no unregister), not a graceful shutdown.
     pub crashed: bool,

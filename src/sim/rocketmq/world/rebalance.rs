@@ -36,7 +36,7 @@ impl World {
 
     pub(super) fn refresh_routes(&mut self, c: usize) {
         let topics: Vec<String> = self.consumers[c].subs.keys().cloned().collect();
-        let mut routes = std::collections::BTreeMap::new();
+        let mut routes = crate::vec_map::VecMap::new();
         for t in topics {
             let r = self.route_of(&t);
             if !r.is_empty() {
