@@ -208,8 +208,8 @@ pub fn parse_fragment_with(fragment: &str, unpack: Option<Unpack>) -> Result<Lin
                 Ok(t) if t <= MAX_TIME => link.time = Some(t),
                 _ => return err(vcol, format!("t must be a whole number of milliseconds up to {MAX_TIME}, found {value:?}")),
             },
-            "speed" => match value.parse::<f64>() {
-                Ok(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
+            "speed" => match crate::decimal::parse(value) {
+                Some(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
                 _ => return err(vcol, format!("speed must be a number from 0.01 to 100, found {value:?}")),
             },
             "panel" => {
@@ -274,7 +274,7 @@ pub fn write_fragment_with(link: &Link, pack: Option<Pack>) -> Result<String, St
         parts.push(format!("t={t}"));
     }
     if let Some(s) = link.speed {
-        parts.push(format!("speed={}", (s * 1000.0).round() / 1000.0));
+        parts.push(format!("speed={}", crate::decimal::trimmed(s, 3)));
     }
     if let Some(p) = &link.panel {
         parts.push(format!("panel={p}"));

@@ -7,7 +7,7 @@
 // The engine, the seam and each model other than RocketMQ are packages of their own (src/sim/crates/),
 // so the browser build can set each one's optimisation: see src/sim/Cargo.toml. Their modules are
 // re-exported here under the paths they always had.
-pub use mqviz_base::{engine, hash, json_path, presets, scenario, sort, vec_map};
+pub use mqviz_base::{decimal, engine, hash, json_path, presets, scenario, sort, vec_map};
 pub use mqviz_kafka::kafka;
 pub use mqviz_pulsar::pulsar;
 

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::share::edit_marks;
 use super::state::{fmt_ms, SeekJob, Sim, Source};
+use crate::sim::decimal;
 use crate::sim::engine::Millis;
 use crate::sim::model::MomentKind;
 use crate::sim::presets::CATALOGUE;
@@ -13,9 +14,9 @@ use crate::sim::story::Mark;
 fn speed_label(log: f64) -> String {
     let s = 10f64.powf(log);
     if s >= 1.0 {
-        format!("{}×", (s * 10.0).round() / 10.0)
+        format!("{}×", decimal::trimmed(s, 1))
     } else {
-        format!("1/{}×", (1.0 / s).round())
+        format!("1/{}×", decimal::fixed(1.0 / s, 0))
     }
 }
 
@@ -218,10 +219,10 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                     min="-2"
                     max="2"
                     step="0.1"
-                    prop:value=move || sim.speed_log.get().to_string()
+                    prop:value=move || decimal::trimmed(sim.speed_log.get(), 3)
                     on:input=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
-                            sim.speed_log.set(v.clamp(-2.0, 2.0));
+                        if let Some(v) = decimal::parse(&event_target_value(&ev)) {
+                            sim.speed_log.set(decimal::clamp(v, -2.0, 2.0));
                         }
                     }
                 />
@@ -329,7 +330,7 @@ pub fn Timeline() -> impl IntoView {
                     edit_marks(sim)
                         .into_iter()
                         .map(|(at, label)| {
-                            let left = format!("left: {:.3}%", (at as f64 / until as f64 * 100.0).min(100.0));
+                            let left = format!("left: {}%", decimal::fixed((at as f64 / until as f64 * 100.0).min(100.0), 3));
                             view! {
                                 <button class="mark edit" data-at=at.to_string() style=left title=label.clone() aria-label=label on:click=move |_| sim.seek(at)>
                                     "✎"
@@ -371,7 +372,7 @@ pub fn Timeline() -> impl IntoView {
                     clusters(&marks, until)
                         .into_iter()
                         .map(|c| {
-                            let left = format!("left: {:.3}%", (c.at as f64 / until as f64 * 100.0).min(100.0));
+                            let left = format!("left: {}%", decimal::fixed((c.at as f64 / until as f64 * 100.0).min(100.0), 3));
                             let label = c.labels.join("; ");
                             let at = c.at;
                             view! {

@@ -11,6 +11,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use crate::sim::decimal;
 use crate::sim::sort::StableSort;
 use crate::ui::canvas::palette::{INK, LINE, MUTED};
 
@@ -81,9 +82,9 @@ pub fn ticks(max: f64, n: usize) -> (Vec<f64>, f64) {
 
 fn tick_label(v: f64, step: f64, unit: &str) -> String {
     if step < 1.0 {
-        format!("{v:.1}{unit}")
+        format!("{}{unit}", decimal::fixed(v, 1))
     } else {
-        format!("{v:.0}{unit}")
+        format!("{}{unit}", decimal::fixed(v, 0))
     }
 }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::frame::perf_now;
 use super::presets::Texts;
+use crate::sim::decimal;
 use crate::sim::engine::Millis;
 use crate::sim::history::{Entered, History};
 use crate::sim::json_path::{parse_json, PathError};
@@ -659,7 +660,7 @@ impl Sim {
             // a burst of events shrinks it (never below one simulated millisecond).
             let step = budget_ms / STEPS_PER_SLICE;
             let took = (perf_now() - t0).max(0.05);
-            let scale = (step / took).clamp(0.25, 8.0);
+            let scale = decimal::clamp(step / took, 0.25, 8.0);
             job.chunk = ((job.chunk as f64 * scale) as Millis).max(1);
             // Stop before a step that would end past the budget, which is what keeps a frame's
             // work under the limit the page promises.

@@ -6,6 +6,7 @@
 //! too small, long lists (a topic's partitions, a broker's topics, the consumers) show a page and a
 //! "+N more" row that pages on when clicked.
 
+use crate::sim::decimal;
 use crate::sim::vec_map::VecMap;
 
 use crate::sim::model::{PartitionId, View};
@@ -234,8 +235,8 @@ fn broker_topics(view: &View, broker: usize, single_broker: bool) -> Vec<TopicPa
 /// Lays out `view` on a canvas of `width` × `height` CSS pixels.
 pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let canvas = Rect::new(0.0, 0.0, width, height);
-    let font = (width / 1280.0 * 12.0).clamp(11.0, 16.0);
-    let pad = (width * 0.012).clamp(8.0, 24.0);
+    let font = decimal::clamp(width / 1280.0 * 12.0, 11.0, 16.0);
+    let pad = decimal::clamp(width * 0.012, 8.0, 24.0);
     let line_h = font + 4.0;
     let key = Rect::new(pad, height - pad - line_h, width - 2.0 * pad, line_h);
     let top = pad;
@@ -246,10 +247,10 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     // the partition's left edge.
     let narrow = width < 520.0;
     let has_producers = !view.producers.is_empty() && !narrow;
-    let prod_w = if has_producers { (width * 0.1).clamp(84.0, 170.0) } else { 0.0 };
-    let gap_pb = if has_producers { (width * 0.03).clamp(10.0, 70.0) } else { 0.0 };
-    let cons_w = if narrow { (width * 0.3).max(80.0) } else { (width * 0.25).clamp(130.0, 380.0) };
-    let gap_bc = if narrow { (width * 0.06).max(14.0) } else { (width * 0.07).clamp(32.0, 160.0) };
+    let prod_w = if has_producers { decimal::clamp(width * 0.1, 84.0, 170.0) } else { 0.0 };
+    let gap_pb = if has_producers { decimal::clamp(width * 0.03, 10.0, 70.0) } else { 0.0 };
+    let cons_w = if narrow { (width * 0.3).max(80.0) } else { decimal::clamp(width * 0.25, 130.0, 380.0) };
+    let gap_bc = if narrow { (width * 0.06).max(14.0) } else { decimal::clamp(width * 0.07, 32.0, 160.0) };
     let broker_x = pad + prod_w + gap_pb;
     let broker_w = (width - 2.0 * pad - prod_w - gap_pb - gap_bc - cons_w).max(120.0);
     let cons_x = broker_x + broker_w + gap_bc;
@@ -264,7 +265,7 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let (start, shown, paged) = page(nc, fit_c, pages.get("consumers").copied().unwrap_or(0));
     let slots = shown + usize::from(paged);
     if slots > 0 {
-        let box_h = ((avail - gap_c * (slots as f64 - 1.0)) / slots as f64).clamp(min_box, 5.5 * line_h + 12.0);
+        let box_h = decimal::clamp((avail - gap_c * (slots as f64 - 1.0)) / slots as f64, min_box, 5.5 * line_h + 12.0);
         let total = box_h * slots as f64 + gap_c * (slots as f64 - 1.0);
         let mut y = top + ((avail - total) / 2.0).max(0.0);
         for i in start..start + shown {
@@ -391,8 +392,8 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
     let w = area.w - 16.0;
     let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
     // A label column wide enough for "TopicTestA q0" when rows name their topic.
-    let label_w = if multi_topic { (w * 0.3).clamp(70.0, 220.0) } else { (w * 0.16).clamp(50.0, 100.0) };
-    let info_w = (w * 0.16).clamp(46.0, 120.0);
+    let label_w = if multi_topic { decimal::clamp(w * 0.3, 70.0, 220.0) } else { decimal::clamp(w * 0.16, 50.0, 100.0) };
+    let info_w = decimal::clamp(w * 0.16, 46.0, 120.0);
     let bar_x = x + label_w;
     let bar_w = (w - label_w - info_w - 6.0).max(20.0);
     let fit_rows = ((area.h / row_min).floor() as usize).max(1);
@@ -454,7 +455,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
         }
         return;
     }
-    let row_h = (area.h / used.max(1) as f64).clamp(row_min.min(area.h.max(1.0)), row_max);
+    let row_h = decimal::clamp(area.h / used.max(1) as f64, row_min.min(area.h.max(1.0)), row_max);
     let mut y = area.y;
     for t in &topics[t_start..t_start + t_shown] {
         let title = t.parts.len() > 1;

@@ -12,6 +12,7 @@
 mod layout;
 pub(crate) mod palette;
 
+use crate::sim::decimal;
 use crate::sim::vec_map::VecMap;
 use std::cell::RefCell;
 use std::f64::consts::PI;
@@ -200,7 +201,7 @@ fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
 }
 
 fn font(ctx: &CanvasRenderingContext2d, size: f64, weight: &str) {
-    let f = format!("{weight} {size:.1}px system-ui, sans-serif");
+    let f = format!("{weight} {}px system-ui, sans-serif", decimal::fixed(size, 1));
     ctx.set_font(&f);
     FONT.with(|cur| *cur.borrow_mut() = f);
 }
@@ -525,7 +526,7 @@ fn paint(
                 if entry.0 != changed {
                     *entry = (changed, wall);
                 }
-                alpha = (1.0 - (wall - entry.1) / FLASH_MS).clamp(0.0, 1.0);
+                alpha = decimal::clamp(1.0 - (wall - entry.1) / FLASH_MS, 0.0, 1.0);
                 busy |= alpha > 0.0;
             }
             if alpha > 0.0 {
@@ -806,7 +807,7 @@ fn paint(
 /// message (a cross) was among them.
 fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Tracker, clock: f64, slots: f64) -> (usize, usize) {
     let mut crosses = 0;
-    let r = (l.font * 0.36).clamp(3.5, 6.0);
+    let r = decimal::clamp(l.font * 0.36, 3.5, 6.0);
     let mut drawn = 0;
     // Heartbeats: consumer → broker, a ring; a diamond when it overwrote broker-side state.
     ctx.set_stroke_style_str(palette::EDGE);
@@ -816,7 +817,7 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
         else {
             continue;
         };
-        let k = ((clock - p.born) / DOT_MS).clamp(0.0, 1.0);
+        let k = decimal::clamp((clock - p.born) / DOT_MS, 0.0, 1.0);
         let (x0, y0) = (c.x, c.y + 8.0);
         let (x1, y1) = (b.rect.right(), b.name_rect.mid_y());
         let (x, y) = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k);
@@ -841,7 +842,7 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
     let mut dropped: VecMap<(u32, u8), Vec<(f64, f64)>> = VecMap::new();
     for d in &t.dots {
         let Some(row) = l.row_of(d.partition) else { continue };
-        let p = ((clock - d.born) / DOT_MS).clamp(0.0, 1.0);
+        let p = decimal::clamp((clock - d.born) / DOT_MS, 0.0, 1.0);
         let ry = row.rect.mid_y();
         let from = (row.info.right(), ry);
         let to = l.consumer_rect(d.consumer as usize).map(|c| (c.x, c.mid_y())).unwrap_or(from);
@@ -869,7 +870,7 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
             }
         };
         if gone {
-            let step = (alpha.clamp(0.0, 1.0) * 3.0).ceil() as u8;
+            let step = (decimal::clamp(alpha, 0.0, 1.0) * 3.0).ceil() as u8;
             dropped.entry((d.key, step)).or_default().push((x, y));
         } else {
             moving.entry(d.key).or_default().push((x, y));

@@ -39,7 +39,7 @@ fn last_rebalance(w: &World, client: &str) -> Option<Millis> {
 }
 
 fn secs(ms: Millis) -> String {
-    format!("{:.1} s", ms as f64 / 1000.0)
+    format!("{} s", crate::sim::decimal::fixed(ms as f64 / 1000.0, 1))
 }
 
 /// What the editor says about a pending edit, now.

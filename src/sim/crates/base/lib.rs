@@ -2,6 +2,8 @@
 //! models in `src/sim/`; this crate only gives them a package of their own (see
 //! `src/sim/Cargo.toml` for why the core is split by package).
 
+#[path = "../../decimal.rs"]
+pub mod decimal;
 #[path = "../../engine/mod.rs"]
 pub mod engine;
 #[path = "../../hash/mod.rs"]

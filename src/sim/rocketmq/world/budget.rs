@@ -38,7 +38,7 @@ impl BudgetStop {
 }
 
 pub fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
+    format!("{} MB", crate::decimal::fixed(bytes as f64 / 1e6, 1))
 }
 
 impl World {

@@ -66,7 +66,7 @@ pub enum Pending {
 }
 
 fn secs(ms: Millis) -> String {
-    format!("{:.1} s", ms as f64 / 1000.0)
+    format!("{} s", crate::sim::decimal::fixed(ms as f64 / 1000.0, 1))
 }
 
 /// "the group is in PREPARING_REBALANCE (generation 2)" or "the group is RECONCILING at group epoch 3".
