@@ -62,6 +62,9 @@ pub struct History {
     branches: Vec<Branch>,
     checkpoints: Vec<Checkpoint>,
     interval: Millis,
+    /// Commands taken back by `undo`, the latest last: `redo` enters them again. Entering a new
+    /// command or switching branches forgets them, as every editor's redo does.
+    undone: Vec<Entered>,
 }
 
 impl History {
@@ -81,6 +84,7 @@ impl History {
             branches: Vec::new(),
             checkpoints: vec![Checkpoint { at: initial.now(), applied: 0, sim: initial.clone_box() }],
             interval,
+            undone: Vec::new(),
         }
     }
 
@@ -88,7 +92,7 @@ impl History {
     /// runs ahead (the story) and command-line runs, where cloning the model would be waste.
     pub fn replay(mut commands: Vec<Entered>) -> History {
         commands.stable_sort_by_key(|c| c.at);
-        History { commands, applied: 0, branches: Vec::new(), checkpoints: Vec::new(), interval: Millis::MAX }
+        History { commands, applied: 0, branches: Vec::new(), checkpoints: Vec::new(), interval: Millis::MAX, undone: Vec::new() }
     }
 
     /// Every command of the current branch (entered or still ahead), in order: with the scenario
@@ -100,6 +104,12 @@ impl History {
     /// The commands not reached yet.
     pub fn pending(&self) -> &[Entered] {
         &self.commands[self.applied..]
+    }
+
+    /// The run as it started (its first checkpoint), for reading a run ahead from its start;
+    /// `None` for a replay-only history.
+    pub fn start(&self) -> Option<&dyn Simulation> {
+        self.checkpoints.first().map(|c| &*c.sim)
     }
 
     /// Branches left behind by edits in the past, oldest first.
@@ -176,8 +186,74 @@ impl History {
         }
         self.commands.push(Entered { at, command });
         self.applied += 1;
+        self.undone.clear();
         sim.run_until(at);
         Ok(())
+    }
+
+    /// Whether `undo` has a command to take back, and `redo` one to enter again.
+    pub fn can_undo(&self) -> bool {
+        !self.commands.is_empty() && self.checkpoints.first().is_some_and(|c| c.applied == 0)
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.undone.is_empty()
+    }
+
+    /// Takes back the latest command of the current branch and rebuilds the model at the same
+    /// instant without it. When that command had forked a new branch (it was entered in the
+    /// past), the branch it left behind becomes the current one again, as it was. Returns the
+    /// command taken back; `redo` enters it again.
+    pub fn undo(&mut self, sim: &mut Box<dyn Simulation>) -> Option<Entered> {
+        if !self.can_undo() {
+            return None;
+        }
+        let t = sim.now();
+        let cmd = self.commands.pop()?;
+        let left = self.commands.len();
+        // The branch this command forked off: it starts with the commands before it.
+        let forked = self
+            .branches
+            .last()
+            .is_some_and(|b| b.forked_at == cmd.at && b.commands.len() >= left && b.commands[..left] == self.commands[..]);
+        if forked {
+            if let Some(b) = self.branches.pop() {
+                self.commands = b.commands;
+            }
+        }
+        self.rebuild(sim, left, cmd.at, t);
+        self.undone.push(cmd.clone());
+        Some(cmd)
+    }
+
+    /// Enters the command `undo` took back last, at its own instant, and rebuilds the model at
+    /// the same instant with it. Commands of the current branch after that instant are kept
+    /// aside as a branch, exactly as when it was first entered.
+    pub fn redo(&mut self, sim: &mut Box<dyn Simulation>) -> Option<Entered> {
+        let cmd = self.undone.pop()?;
+        let t = sim.now();
+        let keep = self.commands.partition_point(|c| c.at <= cmd.at);
+        if keep < self.commands.len() {
+            self.branches.push(Branch { commands: self.commands.clone(), forked_at: cmd.at });
+            if self.branches.len() > MAX_BRANCHES {
+                self.branches.remove(0);
+            }
+            self.commands.truncate(keep);
+        }
+        self.commands.push(cmd.clone());
+        self.rebuild(sim, keep, cmd.at, t);
+        Some(cmd)
+    }
+
+    /// Rebuilds the model at `t` after the commands from index `from` on changed, the first of
+    /// them at `changed_at`: from the latest checkpoint that had applied none of them and is
+    /// not past that instant.
+    fn rebuild(&mut self, sim: &mut Box<dyn Simulation>, from: usize, changed_at: Millis, t: Millis) {
+        self.checkpoints.retain(|c| c.applied <= from && c.at <= changed_at);
+        let Some(cp) = self.checkpoints.last().cloned() else { return };
+        *sim = cp.sim.clone_box();
+        self.applied = cp.applied;
+        let _ = self.advance(sim, t);
     }
 
     /// Moves the model to time `t`: forward by running (entering commands as their instants
@@ -223,6 +299,7 @@ impl History {
             return;
         }
         let t = sim.now();
+        self.undone.clear();
         let other = self.branches.remove(i);
         let current = std::mem::replace(&mut self.commands, other.commands);
         self.branches.push(Branch { commands: current, forked_at: other.forked_at });
@@ -337,6 +414,65 @@ mod tests {
         h.switch_branch(&mut w, 0);
         assert_eq!(w.now(), 60_000);
         assert_eq!(render(&*w), first);
+    }
+
+    #[test]
+    fn undo_takes_an_edit_back_and_redo_enters_it_again_at_its_instant() {
+        let mut w = world("consistent-group.json");
+        let mut h = History::new(&*w);
+        h.seek(&mut w, 20_000);
+        let crash = json!({"action": "crashConsumer", "clientId": "ConsumerA"});
+        h.command(&mut w, crash).unwrap();
+        h.seek(&mut w, 60_000);
+        let edited = render(&*w);
+        let mut plain = world("consistent-group.json");
+        plain.run_until(60_000);
+        // Undo at 60 s: the run at 60 s is the run without the edit, event for event.
+        assert!(h.can_undo());
+        let taken = h.undo(&mut w).unwrap();
+        assert_eq!(taken.at, 20_000);
+        assert_eq!(w.now(), 60_000);
+        assert!(h.commands().is_empty());
+        assert_eq!(render(&*w), render(&*plain));
+        // Redo: the edit is back at 20 s, and the run equals the edited one.
+        assert!(h.can_redo());
+        h.redo(&mut w).unwrap();
+        assert_eq!(h.commands().len(), 1);
+        assert_eq!(h.commands()[0].at, 20_000);
+        assert_eq!(render(&*w), edited);
+        assert!(!h.can_redo());
+        // A new edit forgets what could be redone.
+        h.undo(&mut w).unwrap();
+        h.command(&mut w, json!({"action": "stopConsumer", "clientId": "ConsumerB"})).unwrap();
+        assert!(!h.can_redo());
+    }
+
+    #[test]
+    fn undoing_an_edit_that_forked_a_branch_brings_the_branch_back() {
+        let mut w = world("consistent-group.json");
+        let mut h = History::new(&*w);
+        h.seek(&mut w, 20_000);
+        h.command(&mut w, json!({"action": "crashConsumer", "clientId": "ConsumerA"})).unwrap();
+        h.seek(&mut w, 15_000);
+        h.command(&mut w, json!({"action": "stopConsumer", "clientId": "ConsumerB"})).unwrap();
+        assert_eq!(h.branches().len(), 1);
+        h.seek(&mut w, 60_000);
+        h.undo(&mut w).unwrap();
+        assert!(h.branches().is_empty(), "the branch left behind is current again");
+        assert_eq!(h.commands().len(), 1);
+        assert_eq!(h.commands()[0].at, 20_000);
+        let mut first = world("consistent-group.json");
+        let mut hf = History::new(&*first);
+        hf.seek(&mut first, 20_000);
+        hf.command(&mut first, json!({"action": "crashConsumer", "clientId": "ConsumerA"})).unwrap();
+        hf.seek(&mut first, 60_000);
+        assert_eq!(render(&*w), render(&*first));
+        // Redo forks again, as entering it did.
+        h.redo(&mut w).unwrap();
+        assert_eq!(h.branches().len(), 1);
+        assert_eq!(h.branches()[0].forked_at, 15_000);
+        assert_eq!(h.commands().len(), 1);
+        assert_eq!(h.commands()[0].at, 15_000);
     }
 
     #[test]

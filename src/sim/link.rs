@@ -40,6 +40,9 @@ pub struct Link {
     pub panel: Option<String>,
     /// `#embed`: canvas and minimal controls, for docs pages.
     pub embed: bool,
+    /// `origin=https://docs.example.org,http://localhost:3000`: the only pages whose messages an
+    /// embed carries out (and to which it reports); without it, any embedding page.
+    pub origins: Option<Vec<String>>,
     /// `#bench`: the generated many-messages scenario, played at 1x.
     pub bench: bool,
     /// `#bench=<messages>`: the same scenario with that many messages, paused at t=0 (for
@@ -133,13 +136,23 @@ pub fn parse_fragment(fragment: &str) -> Result<Link, LinkError> {
 /// `parse_fragment`, reading packed fields with `unpack`; without it they are skipped (a first
 /// look at a link, for its flags, before the page has the code to unpack it).
 pub fn parse_fragment_with(fragment: &str, unpack: Option<Unpack>) -> Result<Link, LinkError> {
+    match parse_fragment_lenient_with(fragment, unpack)? {
+        (link, faults) if faults.is_empty() => Ok(link),
+        (_, mut faults) => Err(faults.remove(0)),
+    }
+}
+
+/// `parse_fragment_with` for the page, which opens what a link carries even when a field of
+/// it is bad: the link without its bad fields, and a fault for each. `Err` only when the link
+/// as a whole cannot be read (too long, or naming a preset and carrying a scenario).
+pub fn parse_fragment_lenient_with(fragment: &str, unpack: Option<Unpack>) -> Result<(Link, Vec<LinkError>), LinkError> {
     let (body, base) = match fragment.strip_prefix('#') {
         Some(b) => (b, 2),
         None => (fragment, 1),
     };
     let mut link = Link::default();
     if body.is_empty() {
-        return Ok(link);
+        return Ok((link, Vec::new()));
     }
     if body.len() > MAX_LINK {
         return Err(LinkError {
@@ -151,85 +164,120 @@ pub fn parse_fragment_with(fragment: &str, unpack: Option<Unpack>) -> Result<Lin
         });
     }
     let mut offset = 0;
+    let mut faults = Vec::new();
     for part in body.split('&') {
         let column = base + body[..offset].chars().count();
         offset += part.len() + 1;
-        let err = |col: usize, message: String| Err(LinkError { column: col, message });
-        match part {
-            "bench" => {
-                link.bench = true;
-                continue;
-            }
-            "embed" => {
-                link.embed = true;
-                continue;
-            }
-            _ => {}
-        }
-        let Some((key, value)) = part.split_once('=') else {
-            return err(column, format!("expected key=value, found {part:?}"));
-        };
-        let vcol = column + key.chars().count() + 1;
-        let packed = |value: &str| match unpack {
-            Some(unpack) => {
-                unpack(value).map(Some).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") })
-            }
-            None => Ok(None),
-        };
-        match key {
-            "bench" => match value.parse::<u64>() {
-                Ok(n @ 4..=MAX_BENCH_MESSAGES) => {
-                    link.bench = true;
-                    link.bench_messages = Some(n);
-                }
-                _ => {
-                    return err(vcol, format!("bench: expected a message count from 4 to {MAX_BENCH_MESSAGES}, found {value:?}"))
-                }
-            },
-            "preset" => match entry(value).or_else(|| entry(&format!("{value}.json"))) {
-                Some(Entry { file, .. }) => link.preset = Some(file),
-                None => return err(vcol, format!("unknown preset {value:?}")),
-            },
-            "scenario" => match packed(value)? {
-                Some(v @ Value::Object(_)) => link.scenario = Some(v),
-                Some(_) => return err(vcol, "scenario: expected a scenario object".into()),
-                None => {}
-            },
-            "edits" => match packed(value)? {
-                Some(Value::Array(items)) if items.iter().all(Value::is_object) => link.edits = Some(items),
-                Some(_) => return err(vcol, "edits: expected an array of timeline entries".into()),
-                None => {}
-            },
-            "seed" => match value.parse::<u64>() {
-                Ok(s) => link.seed = Some(s),
-                _ => return err(vcol, format!("seed must be a whole number, found {value:?}")),
-            },
-            "t" => match value.parse::<u64>() {
-                Ok(t) if t <= MAX_TIME => link.time = Some(t),
-                _ => return err(vcol, format!("t must be a whole number of milliseconds up to {MAX_TIME}, found {value:?}")),
-            },
-            "speed" => match crate::decimal::parse(value) {
-                Some(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
-                _ => return err(vcol, format!("speed must be a number from 0.01 to 100, found {value:?}")),
-            },
-            "panel" => {
-                if value.is_empty() || value.len() > 40 || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                    return err(vcol, format!("panel must be a short name, found {value:?}"));
-                }
-                link.panel = Some(value.to_string());
-            }
-            other => {
-                return err(
-                    column,
-                    format!("unknown key {other:?} (expected preset, scenario, seed, edits, t, speed, panel, embed or bench)"),
-                )
-            }
+        if let Err(e) = read_part(&mut link, part, column, unpack) {
+            faults.push(e);
         }
     }
     if link.preset.is_some() && link.scenario.is_some() {
         return Err(LinkError { column: base, message: "a link names a preset or carries a scenario, not both".into() });
     }
-    Ok(link)
+    Ok((link, faults))
+}
+
+/// One `key=value` (or flag) of a fragment, read into `link`.
+fn read_part(link: &mut Link, part: &str, column: usize, unpack: Option<Unpack>) -> Result<(), LinkError> {
+    let err = |col: usize, message: String| Err(LinkError { column: col, message });
+    match part {
+        "bench" => {
+            link.bench = true;
+            return Ok(());
+        }
+        "embed" => {
+            link.embed = true;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let Some((key, value)) = part.split_once('=') else {
+        return err(column, format!("expected key=value, found {part:?}"));
+    };
+    let vcol = column + key.chars().count() + 1;
+    let packed = |value: &str| match unpack {
+        Some(unpack) => unpack(value).map(Some).map_err(|(i, m)| LinkError { column: vcol + i, message: format!("{key}: {m}") }),
+        None => Ok(None),
+    };
+    match key {
+        "bench" => match value.parse::<u64>() {
+            Ok(n @ 4..=MAX_BENCH_MESSAGES) => {
+                link.bench = true;
+                link.bench_messages = Some(n);
+            }
+            _ => return err(vcol, format!("bench: expected a message count from 4 to {MAX_BENCH_MESSAGES}, found {value:?}")),
+        },
+        "preset" => match entry(value).or_else(|| entry(&format!("{value}.json"))) {
+            Some(Entry { file, .. }) => link.preset = Some(file),
+            None => return err(vcol, format!("unknown preset {value:?}")),
+        },
+        "scenario" => match packed(value)? {
+            Some(v @ Value::Object(_)) => link.scenario = Some(v),
+            Some(_) => return err(vcol, "scenario: expected a scenario object".into()),
+            None => {}
+        },
+        "edits" => match packed(value)? {
+            Some(Value::Array(items)) if items.iter().all(Value::is_object) => link.edits = Some(items),
+            Some(_) => return err(vcol, "edits: expected an array of timeline entries".into()),
+            None => {}
+        },
+        "seed" => match value.parse::<u64>() {
+            Ok(s) => link.seed = Some(s),
+            _ => return err(vcol, format!("seed must be a whole number, found {value:?}")),
+        },
+        "t" => match value.parse::<u64>() {
+            Ok(t) if t <= MAX_TIME => link.time = Some(t),
+            _ => return err(vcol, format!("t must be a whole number of milliseconds up to {MAX_TIME}, found {value:?}")),
+        },
+        "speed" => match crate::decimal::parse(value) {
+            Some(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
+            _ => return err(vcol, format!("speed must be a number from 0.01 to 100, found {value:?}")),
+        },
+        "origin" => {
+            // A list that cannot be read allows nobody, not everybody.
+            link.origins = Some(Vec::new());
+            let mut list = Vec::new();
+            let mut at = vcol;
+            for o in value.split(',') {
+                if !is_origin(o) {
+                    return err(at, format!("origin: expected scheme://host[:port] with no path, found {o:?}"));
+                }
+                list.push(o.to_string());
+                at += o.chars().count() + 1;
+            }
+            link.origins = Some(list);
+        }
+        "panel" => {
+            if value.is_empty() || value.len() > 40 || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                return err(vcol, format!("panel must be a short name, found {value:?}"));
+            }
+            link.panel = Some(value.to_string());
+        }
+        other => {
+            return err(
+                column,
+                format!(
+                    "unknown key {other:?} (expected preset, scenario, seed, edits, t, speed, panel, origin, embed or bench)"
+                ),
+            )
+        }
+    }
+    Ok(())
+}
+
+/// A web origin as `MessageEvent.origin` gives it: `http` or `https`, a host of letters, digits,
+/// dots and dashes, an optional port, nothing after.
+fn is_origin(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://")) else { return false };
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (rest, None),
+    };
+    !host.is_empty()
+        && host.len() <= 253
+        && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// How packed fields are written: `pack`.
@@ -279,6 +327,9 @@ pub fn write_fragment_with(link: &Link, pack: Option<Pack>) -> Result<String, St
     if let Some(p) = &link.panel {
         parts.push(format!("panel={p}"));
     }
+    if let Some(o) = link.origins.as_ref().filter(|o| !o.is_empty()) {
+        parts.push(format!("origin={}", o.join(",")));
+    }
     let body = parts.join("&");
     if body.len() > MAX_LINK {
         return Err(format!(
@@ -294,6 +345,40 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_bad_field_is_a_fault_and_the_other_fields_still_open() {
+        let (l, faults) = parse_fragment_lenient_with("#preset=kafka-eager-join&t=-5&speed=2", Some(unpack)).unwrap();
+        assert_eq!(l.preset, Some("kafka-eager-join.json"));
+        assert_eq!(l.speed, Some(2.0));
+        assert_eq!(l.time, None);
+        assert_eq!(faults.len(), 1);
+        assert_eq!(faults[0].column, 28, "{}", faults[0]);
+        assert!(faults[0].message.starts_with("t must be"), "{}", faults[0]);
+        let (l, faults) = parse_fragment_lenient_with("#t=12000&foo=bar", Some(unpack)).unwrap();
+        assert_eq!(l.time, Some(12_000));
+        assert_eq!(faults.len(), 1);
+        assert!(faults[0].message.contains("unknown key \"foo\""), "{}", faults[0]);
+        // An embed with a bad preset is still an embed, which shows the fault in its frame.
+        let (l, faults) = parse_fragment_lenient_with("#embed&preset=no-such-thing", None).unwrap();
+        assert!(l.embed);
+        assert_eq!(faults.len(), 1);
+        // The strict reader still refuses the link at its first fault.
+        assert_eq!(parse_fragment("#preset=kafka-eager-join&t=-5").unwrap_err().column, 28);
+    }
+
+    #[test]
+    fn an_embed_names_the_pages_it_answers() {
+        let l = parse_fragment("#embed&preset=consistent-group&origin=https://docs.example.org,http://localhost:3000").unwrap();
+        assert_eq!(l.origins, Some(vec!["https://docs.example.org".to_string(), "http://localhost:3000".to_string()]));
+        assert_eq!(parse_fragment(&write_fragment_with(&l, None).unwrap()).unwrap(), l);
+        for bad in ["ftp://x.org", "https://x.org/docs", "https://", "https://x.org:", "https://x.org:80a", "*"] {
+            let e = parse_fragment(&format!("#embed&origin={bad}")).unwrap_err();
+            assert_eq!(e.column, 15, "{bad}: {e}");
+        }
+        // The column of the bad origin in a list.
+        assert_eq!(parse_fragment("#origin=https://a.org,nope").unwrap_err().column, 23);
+    }
 
     #[test]
     fn parses_preset_time_and_speed() {

@@ -16,6 +16,7 @@ pub mod history;
 pub mod link;
 #[path = "models.rs"]
 pub mod model;
+pub mod moves;
 pub mod rocketmq;
 pub mod simtest;
 pub mod story;

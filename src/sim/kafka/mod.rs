@@ -33,4 +33,5 @@ pub mod server_assignor;
 pub mod subscription_state;
 pub mod timeline;
 pub mod uuid;
+pub mod variants;
 pub mod world;

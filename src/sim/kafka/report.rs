@@ -354,10 +354,16 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
             _ => {}
         }
     }
+    // A pause not over yet lasts until now: the warning speaks of the moment shown.
+    let ongoing = !revoked_at.is_empty();
+    for at in revoked_at.values() {
+        longest_pause = longest_pause.max(w.now.saturating_sub(*at));
+    }
     if eager_revocations > 0 {
         out.push(format!(
-            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {eager_revocations} times and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms).",
-            grp.name
+            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {eager_revocations} times and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms{}).",
+            grp.name,
+            if ongoing { ", and a member is still waiting" } else { "" }
         ));
     }
     let latest_skips: usize = ix

@@ -659,6 +659,12 @@ impl Simulation for World {
     fn provenance(&self, msg: MsgId) -> Vec<usize> {
         self.msg_events.iter().filter(|(m, _)| *m == msg).map(|(_, e)| e.0 as usize).collect()
     }
+    fn variants(&self, scenario: &Value) -> Vec<(String, Value)> {
+        super::variants::variants(scenario)
+    }
+    fn setting(&self, scenario: &Value) -> String {
+        super::variants::setting(scenario)
+    }
     fn warnings(&self) -> Vec<(String, String)> {
         warnings(self)
     }

@@ -134,6 +134,13 @@ pub trait Simulation {
         let _ = scenario;
         Vec::new()
     }
+    /// The configuration `variants` varies, as this scenario sets it, in the words of their
+    /// labels (`allocation AVG`, `EAGER: assignors [range]`, `subscription type Shared`): what
+    /// the comparison calls each side.
+    fn setting(&self, scenario: &Value) -> String {
+        let _ = scenario;
+        String::new()
+    }
 
     /// Warnings per group, each spelling out its consequence: `(group, text)`.
     fn warnings(&self) -> Vec<(String, String)>;

@@ -41,4 +41,5 @@ pub mod seam;
 pub mod shared_dispatch;
 pub mod shared_subscription;
 pub mod subscription;
+pub mod variants;
 pub mod world;

@@ -712,6 +712,12 @@ impl Simulation for World {
         ids.dedup();
         ids
     }
+    fn variants(&self, scenario: &Value) -> Vec<(String, Value)> {
+        super::variants::variants(scenario)
+    }
+    fn setting(&self, scenario: &Value) -> String {
+        super::variants::setting(scenario)
+    }
     fn warnings(&self) -> Vec<(String, String)> {
         warnings(self)
     }

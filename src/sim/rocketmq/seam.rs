@@ -567,6 +567,15 @@ impl Simulation for World {
             })
             .collect()
     }
+    fn setting(&self, _scenario: &Value) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for g in &self.scenario.groups {
+            if !names.contains(&g.allocation.name()) {
+                names.push(g.allocation.name());
+            }
+        }
+        format!("allocation {}", names.join(" / "))
+    }
     fn warnings(&self) -> Vec<(String, String)> {
         let stop = self.budget_stop.iter().map(|s| ("memory budget".to_string(), s.message()));
         stop.chain(

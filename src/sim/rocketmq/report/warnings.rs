@@ -17,7 +17,10 @@ pub(super) fn subs_text(w: &World, c: usize) -> VecSet<String> {
 pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     let running: Vec<usize> = members.iter().copied().filter(|&c| w.consumers[c].running).collect();
-    let considered: Vec<usize> = if running.len() >= 2 { running.clone() } else { members.to_vec() };
+    // Members that have not started yet have subscribed nothing so far: a warning speaks of what
+    // has happened, so a consumer that joins later is not in it before it starts.
+    let started: Vec<usize> = members.iter().copied().filter(|&c| w.consumers[c].incarnation.0 > 0).collect();
+    let considered: Vec<usize> = if running.len() >= 2 { running.clone() } else { started };
     let sets: Vec<VecSet<String>> = considered.iter().map(|&c| subs_text(w, c)).collect();
     if sets.windows(2).any(|p| p[0] != p[1]) {
         let listing: Vec<String> = considered
