@@ -454,9 +454,11 @@ test('a link fragment opens a preset at a time; a bad fragment gets an error wit
   assert.deepEqual(errors, []);
   await page.close();
   const bad = await openPage(undefined, '#t=soon');
-  const text = await bad.page.textContent('body');
-  assert.match(text, /link fragment, column 4: t must be a whole number/);
+  const text = await bad.page.textContent('[data-testid="link-error"]');
+  assert.match(text, /column 4: t must be a whole number/);
   assert.equal(await simMs(bad.page), 0);
+  // The address bar keeps the bad link, for its recipient to mend.
+  assert.equal(new URL(bad.page.url()).hash, '#t=soon');
   await bad.page.close();
 });
 

@@ -18,6 +18,16 @@ use super::tour::TourStart;
 /// Whether the element a key press is aimed at handles that key itself, so a page shortcut must
 /// not also act on it: Space presses a focused button (it must not also toggle play), arrows move
 /// a range slider, a tab list or the canvas focus, and text fields take every key.
+/// A field where Ctrl+Z undoes typing (a select or a slider does not).
+fn is_text_entry(target: Option<web_sys::EventTarget>) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    match el.tag_name().to_ascii_lowercase().as_str() {
+        "textarea" => true,
+        "input" => matches!(el.get_attribute("type").unwrap_or_default().as_str(), "" | "text" | "search" | "number"),
+        _ => false,
+    }
+}
+
 fn handles_its_own_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
     let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
     let tag = el.tag_name().to_ascii_lowercase();
@@ -48,8 +58,9 @@ fn first_sentence(text: &str) -> (String, String) {
 #[component]
 fn InspectorTabs() -> impl IntoView {
     let sim = expect_context::<Sim>();
-    // 0 = Inspector, i + 1 = the model's extra tab i.
-    let tab = RwSignal::new(0usize);
+    // 0 = Inspector, i + 1 = the model's extra tab i. The run's own signal: links write the
+    // open panel and open the one they name.
+    let tab = sim.tab;
     let labels = move || {
         let mut v: Vec<(&'static str, &'static str)> = vec![("Inspector", "tab-inspector")];
         v.extend(models::tabs(sim.kind.get()).iter().map(|t| (t.label, t.testid)));
@@ -121,6 +132,23 @@ fn InspectorTabs() -> impl IntoView {
     }
 }
 
+/// The bad fields of the link the page opened, with a way to dismiss them (the address bar
+/// follows the run again then).
+#[component]
+pub fn LinkError() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    move || {
+        sim.link_error.get().map(|e| {
+            view! {
+                <p class="error link-error" role="alert" data-testid="link-error">
+                    {e}
+                    <button class="dismiss" aria-label="Dismiss" on:click=move |_| sim.link_error.set(None)>"×"</button>
+                </p>
+            }
+        })
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let sim = Sim::new();
@@ -133,8 +161,9 @@ pub fn App() -> impl IntoView {
     let first = hash();
     // A first look, without the packed fields (those are read in `follow`, maybe after a fetch):
     // the layout is picked now, even when the link's run comes later.
-    let link = crate::sim::link::parse_fragment_with(&first, None).ok();
+    let link = crate::sim::link::parse_fragment_lenient_with(&first, None).ok().map(|(l, _)| l);
     sim.embed.set(link.as_ref().is_some_and(|l| l.embed));
+    sim.embed_origins.set_value(link.as_ref().and_then(|l| l.origins.clone()));
     let bench = link.as_ref().is_some_and(|l| l.bench);
     super::url::follow(sim, &first);
     match link.and_then(|l| l.bench.then_some(l.bench_messages)) {
@@ -193,6 +222,20 @@ pub fn App() -> impl IntoView {
     let toggle_play = move || sim.toggle_play();
 
     let _keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        // Undo and redo over the edit list; a text field keeps its own undo of what is typed.
+        if (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && !is_text_entry(ev.target()) {
+            let key = ev.key();
+            let redo = (key.eq_ignore_ascii_case("z") && ev.shift_key()) || key.eq_ignore_ascii_case("y");
+            if redo || key == "z" {
+                ev.prevent_default();
+                if redo {
+                    sim.redo();
+                } else {
+                    sim.undo();
+                }
+                return;
+            }
+        }
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || handles_its_own_keys(ev.target(), &ev.key()) {
             return;
         }
@@ -246,6 +289,23 @@ pub fn App() -> impl IntoView {
 
     view! {
         <div class="app">
+            // The first Tab stop: straight to the canvas, past the bars and the editor. Not a
+            // fragment link: the fragment is the run's link.
+            <nav class="skip" aria-label="Skip links">
+                <a
+                    class="skip-link"
+                    href="#"
+                    data-testid="skip-link"
+                    on:click=move |ev| {
+                        ev.prevent_default();
+                        if let Some(c) = canvas_ref.get_untracked() {
+                            let _ = c.focus();
+                        }
+                    }
+                >
+                    "Skip to the canvas"
+                </a>
+            </nav>
             <TopBar toggle_play=toggle_play />
             <Timeline />
             <section class="explain" aria-label="About this scenario">
@@ -266,12 +326,20 @@ pub fn App() -> impl IntoView {
                     .map(|what| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading {what}…")}</p> })
                 }}
                 {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                <LinkError />
             </section>
             <aside class="panel editor-panel" aria-label="Scenario editor">
                 {move || models::editor(sim.kind.get())}
             </aside>
-            <main class="stage" class:comparing=move || sim.comparing.get()>
+            <main class="stage" id="stage" class:comparing=move || sim.comparing.get()>
+                <super::outcome::Outcome />
                 <div class="canvas-wrap">
+                    <Show when=move || sim.comparing.get()>
+                        <p class="side-label" data-testid="side-label-this">
+                            <span class="side-tag">"A"</span>
+                            {move || super::share::this_label(sim)}
+                        </p>
+                    </Show>
                     <canvas
                         data-testid="canvas-topology"
                         node_ref=canvas_ref

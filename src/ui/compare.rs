@@ -1,43 +1,44 @@
 //! Side by side: the same scenario under two configurations (two allocation strategies, two
-//! assignors, eager vs cooperative, or an earlier branch of the run), advancing in lockstep. The
-//! second canvas is drawn by the frame loop in slot 1; this module adds the diff: what each side
-//! consumed, lost and duplicated, and which partitions moved, when.
+//! assignors, eager vs cooperative, two subscription types, the run without its edits, or an
+//! earlier branch of the run), advancing in lockstep. The second canvas is drawn by the frame
+//! loop in slot 1; this module adds what each side is and the diff: what each side consumed,
+//! lost and duplicated, and which partitions moved at which rebalance.
+//!
+//! Moves are read from each run's own log (`sim::moves`, on a run ahead from the start), never
+//! from the owners seen at the playhead, so the list is the same however the playhead got there.
 
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
+use super::share::this_label;
 use super::state::{fmt_ms, Sim};
 use crate::sim::engine::Millis;
-use crate::sim::model::{Simulation, Totals, View};
+use crate::sim::model::{Simulation, Totals};
+use crate::sim::moves::{self, Gap, Move, Moves};
+use crate::sim::sort::StableSort;
 
-/// Who owns each partition, by a label that reads the same on both sides.
-fn owners(view: &View) -> BTreeMap<String, String> {
-    let multi = view.topics.iter().filter(|t| !t.internal).count() > 1;
-    let mut out = BTreeMap::new();
-    for t in view.topics.iter().filter(|t| !t.internal) {
-        for p in &t.partitions {
-            let label = if multi { format!("{} {}", t.name, p.label) } else { p.label.clone() };
-            let who: Vec<&str> =
-                p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.name.as_str()).collect();
-            out.insert(label, if who.is_empty() { "nobody".to_string() } else { who.join("+") });
-        }
-    }
-    out
-}
-
-/// One recorded move of a partition on one side.
-#[derive(Clone, Debug, PartialEq)]
-struct Move {
-    at: Millis,
-    side: usize,
-    partition: String,
-    from: String,
-    to: String,
+/// The moves of both runs, to their ends.
+fn both_moves(sim: Sim) -> [Moves; 2] {
+    let this = sim.history.with_value(|h| {
+        h.as_ref().and_then(|h| {
+            let start = h.start()?;
+            let until = start.until().max(h.commands().last().map(|c| c.at).unwrap_or(0));
+            Some(moves::compute(start, h.commands(), until))
+        })
+    });
+    let other = sim.compare.with_value(|c| {
+        c.as_ref().and_then(|c| {
+            let start = c.history.start()?;
+            let until = start.until().max(c.history.commands().last().map(|c| c.at).unwrap_or(0));
+            Some(moves::compute(start, c.history.commands(), until))
+        })
+    });
+    [this.unwrap_or_default(), other.unwrap_or_default()]
 }
 
 fn side_totals(m: &dyn Simulation) -> (Totals, BTreeMap<String, String>) {
-    (m.totals(), owners(&m.view()))
+    (m.totals(), moves::owners(&m.view()))
 }
 
 /// The split point of the comparison's view (see `ui::lazy`).
@@ -46,38 +47,41 @@ pub fn part() -> Result<fn(NodeRef<leptos::html::Canvas>) -> AnyView, wasm_split
     Ok(|canvas| view! { <CompareStage canvas=canvas /> }.into_any())
 }
 
+fn move_text(m: &Move) -> String {
+    match m.unowned_since {
+        Some(since) if m.to == "nobody" => format!("{} {} → nobody since {}", m.partition, m.from, fmt_ms(since)),
+        Some(since) => format!("{} {} → {} (no owner for {})", m.partition, m.from, m.to, fmt_ms(m.at - since)),
+        None => format!("{} {} → {}", m.partition, m.from, m.to),
+    }
+}
+
+/// "3 partitions, the longest 1.998 s" for the times without an owner so far.
+fn gaps_text(gaps: &[Gap], now: Millis) -> String {
+    let mut parts: Vec<&str> = gaps.iter().map(|g| g.partition.as_str()).collect();
+    parts.dedup();
+    let longest = gaps.iter().map(|g| g.to.unwrap_or(now) - g.from).max().unwrap_or(0);
+    match gaps.len() {
+        0 => "none".to_string(),
+        _ => format!("{} partitions, the longest {}", parts.len(), fmt_ms(longest)),
+    }
+}
+
 #[component]
 fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
     let sim = expect_context::<Sim>();
-    // Moves seen so far, and the owners they were measured against (per side).
-    let moves = StoredValue::new(Vec::<Move>::new());
-    let last: StoredValue<[BTreeMap<String, String>; 2]> = StoredValue::new([BTreeMap::new(), BTreeMap::new()]);
-    let seen_epoch = StoredValue::new(u64::MAX);
+    // Both runs' moves, read once per comparison and again after every edit.
+    let all_moves = Memo::new(move |_| {
+        sim.edits_version.track();
+        sim.comparing.track();
+        both_moves(sim)
+    });
     let data = Memo::new(move |_| {
         sim.ui_version.track();
-        let epoch = sim.epoch.get_value();
-        if seen_epoch.get_value() != epoch {
-            seen_epoch.set_value(epoch);
-            moves.set_value(Vec::new());
-            last.set_value([BTreeMap::new(), BTreeMap::new()]);
-        }
         let left = sim.peek(side_totals)?;
         let right = sim.peek_compare(side_totals)?;
         let now = sim.peek(|m| m.now()).unwrap_or(0);
-        for (side, (_, owners)) in [&left, &right].into_iter().enumerate() {
-            let before = last.with_value(|l| l[side].clone());
-            if !before.is_empty() {
-                for (p, o) in owners {
-                    if before.get(p).is_some_and(|b| b != o) {
-                        let m = Move { at: now, side, partition: p.clone(), from: before[p].clone(), to: o.clone() };
-                        moves.update_value(|v| v.push(m));
-                    }
-                }
-            }
-            last.update_value(|l| l[side] = owners.clone());
-        }
         let label = sim.compare.with_value(|c| c.as_ref().map(|c| c.label.clone())).unwrap_or_default();
-        Some((label, left, right, moves.get_value()))
+        Some((label, left, right, now))
     });
     let row = |name: &'static str, a: u64, b: u64| {
         view! {
@@ -88,25 +92,34 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
             </tr>
         }
     };
+    let other_label = move || sim.compare.with_value(|c| c.as_ref().map(|c| c.label.clone())).unwrap_or_default();
     view! {
         <div class="canvas-wrap compare-right">
-            <canvas data-testid="canvas-compare" node_ref=canvas tabindex="-1" aria-label="The compared run's topology"></canvas>
+            <p class="side-label" data-testid="side-label-other">
+                <span class="side-tag">"B"</span>
+                {other_label}
+            </p>
+            <canvas data-testid="canvas-compare" node_ref=canvas tabindex="-1" aria-label=move || format!("The compared run's topology: {}", other_label())></canvas>
         </div>
         {move || {
             data.get()
-                .map(|(label, (ta, oa), (tb, ob), moves)| {
+                .map(|(label, (ta, oa), (tb, ob), now)| {
                     let differ: Vec<(String, String, String)> = oa
                         .iter()
                         .filter_map(|(p, a)| ob.get(p).filter(|b| *b != a).map(|b| (p.clone(), a.clone(), b.clone())))
                         .collect();
+                    let [(ma, ga), (mb, gb)] = all_moves.with(|[a, b]| [a.at(now), b.at(now)]);
+                    let (na, nb) = (ma.len(), mb.len());
+                    let (idle_a, idle_b) = (gaps_text(&ga, now), gaps_text(&gb, now));
+                    let rebalances = rebalance_rows(&ma, &mb);
                     view! {
                         <section class="diff" data-testid="compare-diff" aria-label="Differences between the two runs">
                             <table class="grid">
                                 <thead>
                                     <tr>
                                         <th></th>
-                                        <th scope="col">"this run"</th>
-                                        <th scope="col" data-testid="compare-label">{label}</th>
+                                        <th scope="col" data-testid="compare-this-label">{format!("A: {}", this_label(sim))}</th>
+                                        <th scope="col" data-testid="compare-label">{format!("B: {label}")}</th>
                                     </tr>
                                 </thead>
                                 <tbody data-testid="compare-totals">
@@ -115,24 +128,33 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                                     {row("duplicated", ta.duplicated, tb.duplicated)}
                                     {row("retrying", ta.retrying, tb.retrying)}
                                     {row("dead-lettered", ta.dead_lettered, tb.dead_lettered)}
+                                    {row("partition moves", na as u64, nb as u64)}
+                                    <tr data-testid="compare-idle">
+                                        <th scope="row">"without an owner"</th>
+                                        <td class="num">{idle_a}</td>
+                                        <td class="num">{idle_b}</td>
+                                    </tr>
                                 </tbody>
                             </table>
                             <h3>{format!("Owned differently now ({})", differ.len())}</h3>
                             <ul class="moves" data-testid="compare-owners">
                                 {differ
                                     .into_iter()
-                                    .map(|(p, a, b)| view! { <li>{format!("{p}: {a} here, {b} there")}</li> })
+                                    .map(|(p, a, b)| view! { <li>{format!("{p}: {a} in A, {b} in B")}</li> })
                                     .collect_view()}
                             </ul>
-                            <h3>{format!("Moves ({})", moves.len())}</h3>
-                            <ul class="moves" data-testid="compare-moves" tabindex="0" aria-label="Partition moves, oldest first">
-                                {moves
+                            <h3 data-testid="compare-moves-title">
+                                {format!("Moves by rebalance, so far (A {na}, B {nb})")}
+                            </h3>
+                            <ul class="moves" data-testid="compare-moves" tabindex="0" aria-label="Partition moves by rebalance, oldest first">
+                                {rebalances
                                     .into_iter()
-                                    .rev()
-                                    .take(60)
-                                    .map(|m| {
-                                        let side = if m.side == 0 { "this run" } else { "other" };
-                                        view! { <li>{format!("{} {side}: {} {} → {}", fmt_ms(m.at), m.partition, m.from, m.to)}</li> }
+                                    .map(|(at, side, n, text)| {
+                                        view! {
+                                            <li data-at=at.to_string() data-side=side data-count=n.to_string()>
+                                                {format!("{} {side}: {n} moved: {text}", fmt_ms(at))}
+                                            </li>
+                                        }
                                     })
                                     .collect_view()}
                             </ul>
@@ -141,4 +163,18 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                 })
         }}
     }
+}
+
+/// One row per instant and side at which partitions moved: (at, "A" or "B", moves, their text),
+/// oldest first, A before B at the same instant.
+fn rebalance_rows(a: &[Move], b: &[Move]) -> Vec<(Millis, &'static str, usize, String)> {
+    let mut rows = Vec::new();
+    for (side, moves) in [("A", a), ("B", b)] {
+        for chunk in moves.chunk_by(|x, y| x.at == y.at) {
+            let text = chunk.iter().map(move_text).collect::<Vec<_>>().join(", ");
+            rows.push((chunk[0].at, side, chunk.len(), text));
+        }
+    }
+    rows.stable_sort_by_key(|r| r.0);
+    rows
 }

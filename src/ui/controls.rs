@@ -12,7 +12,7 @@ use crate::sim::presets::CATALOGUE;
 use crate::sim::story::Mark;
 
 fn speed_label(log: f64) -> String {
-    let s = 10f64.powf(log);
+    let s = super::math::pow10(log);
     if s >= 1.0 {
         format!("{}×", decimal::trimmed(s, 1))
     } else {
@@ -83,6 +83,8 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                     }
                     on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+                            // Another choice: the faulty link is no longer what is shown.
+                            sim.link_error.set(None);
                             sim.load(i);
                         }
                     }
@@ -177,6 +179,24 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                 >
                     "↻ Replay"
                 </button>
+                <button
+                    data-testid="undo"
+                    title="Take back the latest edit (Ctrl+Z)"
+                    aria-keyshortcuts="Control+Z"
+                    disabled=move || !sim.can_undo()
+                    on:click=move |_| sim.undo()
+                >
+                    "↶ Undo"
+                </button>
+                <button
+                    data-testid="redo"
+                    title="Enter the edit taken back again (Ctrl+Shift+Z)"
+                    aria-keyshortcuts="Control+Shift+Z"
+                    disabled=move || !sim.can_redo()
+                    on:click=move |_| sim.redo()
+                >
+                    "↷ Redo"
+                </button>
                 {move || {
                     if confirm_reset.get() {
                         view! {
@@ -226,7 +246,15 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                         }
                     }
                 />
-                <output class="speed-label">{move || speed_label(sim.speed_log.get())}</output>
+                <output class="speed-label" data-testid="speed-label">
+                    {move || speed_label(sim.speed_log.get())}
+                    {move || {
+                        sim.paced_log.get().map(|p| {
+                            let why = if p < sim.speed_log.get_untracked() { "around a key moment" } else { "over an idle stretch" };
+                            view! { <span class="paced" data-testid="pace-note">{format!(" · Pace: {} {why}", speed_label(p))}</span> }
+                        })
+                    }}
+                </output>
             </label>
             <label class="field pacing" title="Slow down around key moments and skip stretches where nothing moves">
                 <input
@@ -256,22 +284,48 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
     }
 }
 
-/// Marks drawn as one button when they would overlap (closer than 1.6 % of the run).
+/// Marks drawn as one button when they would overlap, or when there are too many to read.
 struct Cluster {
     at: Millis,
     kinds: Vec<String>,
     glyphs: String,
     labels: Vec<String>,
+    /// The word under the mark: its most telling kind, with how many such moments it holds.
+    word: String,
 }
 
-fn clusters(marks: &[Mark], until: Millis) -> Vec<Cluster> {
-    let near = (until as f64 * 0.016) as Millis;
-    let mut out: Vec<Cluster> = Vec::new();
+/// At most this many marks on the time bar: each gets a word under it.
+const MAX_MARKS: usize = 12;
+
+/// How telling a kind of moment is, for the word under a merged mark (higher first).
+fn weight(kind: MomentKind) -> u8 {
+    match kind {
+        MomentKind::Loss => 4,
+        MomentKind::Overwrite => 3,
+        MomentKind::Stop => 2,
+        MomentKind::Rebalance => 1,
+        MomentKind::Send => 0,
+    }
+}
+
+/// A short word for a kind of moment.
+fn word(kind: MomentKind) -> &'static str {
+    match kind {
+        MomentKind::Loss => "loss",
+        MomentKind::Overwrite => "overwrite",
+        MomentKind::Stop => "stop",
+        MomentKind::Rebalance => "rebalance",
+        MomentKind::Send => "sends",
+    }
+}
+
+fn clusters_within(marks: &[Mark], near: Millis) -> Vec<Cluster> {
+    let mut out: Vec<(Cluster, MomentKind, u32)> = Vec::new();
     for m in marks {
         let label = format!("{} at {}", m.label(), fmt_ms(m.at));
         let kind = format!("{:?}", m.kind).to_ascii_lowercase();
         match out.last_mut() {
-            Some(c) if m.at.saturating_sub(c.at) <= near => {
+            Some((c, top, n)) if m.at.saturating_sub(c.at) <= near => {
                 if !c.kinds.contains(&kind) {
                     c.kinds.push(kind);
                     if c.glyphs.chars().count() < 2 {
@@ -279,15 +333,49 @@ fn clusters(marks: &[Mark], until: Millis) -> Vec<Cluster> {
                     }
                 }
                 c.labels.push(label);
+                if m.kind == *top {
+                    *n += m.count;
+                } else if weight(m.kind) > weight(*top) {
+                    (*top, *n) = (m.kind, m.count);
+                }
             }
-            _ => out.push(Cluster { at: m.at, kinds: vec![kind], glyphs: glyph(m.kind).to_string(), labels: vec![label] }),
+            _ => out.push((
+                Cluster {
+                    at: m.at,
+                    kinds: vec![kind],
+                    glyphs: glyph(m.kind).to_string(),
+                    labels: vec![label],
+                    word: String::new(),
+                },
+                m.kind,
+                m.count,
+            )),
         }
     }
-    out
+    out.into_iter()
+        .map(|(mut c, top, n)| {
+            c.word = if n > 1 { format!("{} ×{n}", word(top)) } else { word(top).to_string() };
+            c
+        })
+        .collect()
 }
 
+/// The marks as drawn: merged when closer than 1.6 % of the run, and further until at most
+/// `max` remain, so each can carry its word.
+fn clusters(marks: &[Mark], until: Millis, max: usize) -> Vec<Cluster> {
+    let mut near = ((until as f64 * 0.016) as Millis).max(1);
+    loop {
+        let c = clusters_within(marks, near);
+        if c.len() <= max || near >= until {
+            return c;
+        }
+        near = near * 3 / 2 + 1;
+    }
+}
+
+/// The time bar: drag to any instant (backwards by checkpoint and replay).
 #[component]
-pub fn Timeline() -> impl IntoView {
+pub fn Scrub() -> impl IntoView {
     let sim = expect_context::<Sim>();
     let sim_now = move || {
         sim.version.track();
@@ -297,18 +385,8 @@ pub fn Timeline() -> impl IntoView {
         sim.version.track();
         sim.until().max(sim.peek(|m| m.now()).unwrap_or(0))
     };
-    let branches = move || {
-        sim.edits_version.track();
-        sim.history
-            .with_value(|h| h.as_ref().map(|h| h.branches().iter().map(|b| b.forked_at).collect::<Vec<_>>()).unwrap_or_default())
-    };
-    let marks = move || {
-        sim.story_version.track();
-        sim.story.with_value(|s| s.as_ref().map(|s| (s.until.max(1), s.marks.clone())).unwrap_or((1, Vec::new())))
-    };
     view! {
-        <section class="timeline" aria-label="Timeline">
-            <input
+        <input
                 class="scrub"
                 type="range"
                 data-testid="scrub"
@@ -324,6 +402,107 @@ pub fn Timeline() -> impl IntoView {
                     }
                 }
             />
+    }
+}
+
+/// The run's key moments on the time bar, each with its word; a click goes there.
+#[component]
+pub fn ChapterMarks() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let marks = move || {
+        sim.story_version.track();
+        sim.story.with_value(|s| s.as_ref().map(|s| (s.until.max(1), s.marks.clone())).unwrap_or((1, Vec::new())))
+    };
+    // The bar's width in px: how many marks it can hold with their words, and which words fit.
+    let bar: NodeRef<leptos::html::Div> = NodeRef::new();
+    let width = RwSignal::new(0.0f64);
+    let measure = move || {
+        if let Some(el) = bar.get_untracked() {
+            let w = el.client_width() as f64;
+            if w != width.get_untracked() {
+                width.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        bar.track();
+        request_animation_frame(measure);
+    });
+    let _ = window_event_listener(leptos::ev::resize, move |_| measure());
+    view! {
+        <div class="marks" data-testid="chapter-marks" role="group" aria-label="Key moments" node_ref=bar>
+            {move || {
+                let (until, marks) = marks();
+                let px = width.get().max(200.0);
+                // A mark and its word take about 80 px.
+                let cs = clusters(&marks, until, ((px / 80.0) as usize).clamp(4, MAX_MARKS));
+                let pct = |at: Millis| (at as f64 / until as f64 * 100.0).min(100.0);
+                // Each word may take the room up to the next mark; one that does not fit whole
+                // is left out (the mark's tooltip and label still say it).
+                let room: Vec<f64> =
+                    (0..cs.len()).map(|i| cs.get(i + 1).map(|n| pct(n.at)).unwrap_or(100.0) - pct(cs[i].at)).collect();
+                cs.into_iter()
+                    .zip(room)
+                    .map(|(c, room)| {
+                        let left = format!("left: {}%", decimal::fixed(pct(c.at), 3));
+                        let room_px = room / 100.0 * px + if pct(c.at) > 95.0 { 0.0 } else { 4.0 };
+                        let fits = (c.word.chars().count() as f64) * WORD_CHAR_PX + 8.0 <= room_px.max(0.0);
+                        let label = c.labels.join("; ");
+                        let at = c.at;
+                        let past = move || {
+                            sim.version.track();
+                            sim.peek(|m| m.now()).unwrap_or(0) >= at
+                        };
+                        // The last mark's word ends at the bar's end rather than running past it.
+                        let at_end = pct(c.at) > 90.0;
+                        let word_style = if at_end {
+                            format!("right: {}%", decimal::fixed(100.0 - pct(c.at), 3))
+                        } else {
+                            left.clone()
+                        };
+                        view! {
+                            <button
+                                class="mark"
+                                class:past=past
+                                data-kind=c.kinds.join(" ")
+                                data-at=at.to_string()
+                                data-word=c.word.clone()
+                                style=left
+                                title=label.clone()
+                                aria-label=label
+                                on:click=move |_| sim.seek(at)
+                            >
+                                {c.glyphs}
+                            </button>
+                            {fits.then(|| {
+                                view! { <span class="mark-word" class:end=at_end aria-hidden="true" style=word_style>{c.word}</span> }
+                            })}
+                        }
+                    })
+                    .collect_view()
+            }}
+        </div>
+    }
+}
+
+/// About how wide a character of a mark's word is (11 px system-ui), in px.
+const WORD_CHAR_PX: f64 = 6.4;
+
+#[component]
+pub fn Timeline() -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    let until_ms = move || {
+        sim.version.track();
+        sim.until().max(sim.peek(|m| m.now()).unwrap_or(0))
+    };
+    let branches = move || {
+        sim.edits_version.track();
+        sim.history
+            .with_value(|h| h.as_ref().map(|h| h.branches().iter().map(|b| b.forked_at).collect::<Vec<_>>()).unwrap_or_default())
+    };
+    view! {
+        <section class="timeline" aria-label="Timeline">
+            <Scrub />
             <div class="marks edits" data-testid="edit-marks" role="group" aria-label="Edits">
                 {move || {
                     let until = until_ms().max(1);
@@ -340,6 +519,9 @@ pub fn Timeline() -> impl IntoView {
                         .collect_view()
                 }}
             </div>
+            {move || {
+                sim.notice.get().map(|n| view! { <p class="notice small" role="status" data-testid="edit-notice">{n}</p> })
+            }}
             {move || {
                 let b = branches();
                 (!b.is_empty())
@@ -366,36 +548,7 @@ pub fn Timeline() -> impl IntoView {
                         }
                     })
             }}
-            <div class="marks" data-testid="chapter-marks" role="group" aria-label="Key moments">
-                {move || {
-                    let (until, marks) = marks();
-                    clusters(&marks, until)
-                        .into_iter()
-                        .map(|c| {
-                            let left = format!("left: {}%", decimal::fixed((c.at as f64 / until as f64 * 100.0).min(100.0), 3));
-                            let label = c.labels.join("; ");
-                            let at = c.at;
-                            view! {
-                                <button
-                                    class="mark"
-                                    class:past=move || {
-                                        sim.version.track();
-                                        sim.peek(|m| m.now()).unwrap_or(0) >= at
-                                    }
-                                    data-kind=c.kinds.join(" ")
-                                    data-at=at.to_string()
-                                    style=left
-                                    title=label.clone()
-                                    aria-label=label
-                                    on:click=move |_| sim.seek(at)
-                                >
-                                    {c.glyphs}
-                                </button>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </div>
+            <ChapterMarks />
         </section>
     }
 }

@@ -6,7 +6,8 @@
 //! `{"type": "speed", "value": x}` (0.01..=100). Outbound (to `window.parent`): `{"type": "ready"}`
 //! once, `{"type": "state", "t", "digest", "playing"}` after every command and twice a second while
 //! playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
-//! an error and never executed. A `load` of a model whose code the page has not fetched yet waits
+//! an error and never executed. With `origin=a,b` in the link, only messages from those origins
+//! are carried out (others are ignored unanswered) and replies are posted to them alone. A `load` of a model whose code the page has not fetched yet waits
 //! for it, and the messages after it wait their turn; so do messages that come before the first
 //! run (a preset fetched after the first download) is in, and `ready` is said once it is.
 
@@ -14,13 +15,18 @@ use std::cell::RefCell;
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use wasm_bindgen::JsCast;
 
 use super::models;
 use super::state::{fmt_ms, Sim};
 
 /// The most JSON a `load` message may carry.
 const MAX_LOAD: usize = 1 << 20;
+
+thread_local! {
+    /// The origins the embedding page allowed in the link (`None`: any), set when embed mode
+    /// starts: replies go only there.
+    static ALLOWED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
 
 fn post(v: &Value) {
     let Some(win) = web_sys::window() else { return };
@@ -30,8 +36,24 @@ fn post(v: &Value) {
         return;
     }
     if let Ok(msg) = js_sys::JSON::parse(&v.to_string()) {
-        let _ = parent.post_message(&msg, "*");
+        // To the allowed origins only: the browser drops a message whose target origin is not
+        // the parent's.
+        match ALLOWED.with(|a| a.borrow().clone()) {
+            Some(origins) => {
+                for o in &origins {
+                    let _ = parent.post_message(&msg, o);
+                }
+            }
+            None => {
+                let _ = parent.post_message(&msg, "*");
+            }
+        }
     }
+}
+
+/// Whether a message from `origin` may drive this embed.
+fn allowed(origin: &str) -> bool {
+    ALLOWED.with(|a| a.borrow().as_ref().is_none_or(|list| list.iter().any(|o| o == origin)))
 }
 
 fn state(sim: Sim) -> Value {
@@ -89,7 +111,7 @@ fn handle(sim: Sim, msg: &Value) -> Result<(), String> {
                 .and_then(Value::as_f64)
                 .filter(|v| v.is_finite() && (0.01..=100.0).contains(v))
                 .ok_or("speed: expected \"value\" from 0.01 to 100")?;
-            sim.speed_log.set(v.log10());
+            sim.speed_log.set(super::math::log10(v));
             Ok(())
         }
         other => Err(format!("unknown message type {other:?} (expected load, play, pause, seek or speed)")),
@@ -143,7 +165,12 @@ pub fn part(sim: Sim) -> Result<fn(NodeRef<leptos::html::Canvas>) -> AnyView, wa
 
 /// Listens for the embedding page's messages and reports the state back.
 fn serve(sim: Sim) {
+    ALLOWED.with(|a| *a.borrow_mut() = sim.embed_origins.get_value());
     let _ = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
+        // A page the link does not allow is not answered at all.
+        if !allowed(&ev.origin()) {
+            return;
+        }
         let data = ev.data();
         let text = js_sys::JSON::stringify(&data).ok().and_then(|s| s.as_string()).unwrap_or_default();
         if text.len() > MAX_LOAD + 1024 {
@@ -155,15 +182,14 @@ fn serve(sim: Sim) {
             Err(e) => error(e.to_string()),
         }
     });
-    // While playing, say where we are twice a second.
-    let Some(win) = web_sys::window() else { return };
-    let tick = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+    // While playing, say where we are twice a second. The interval is cancelled when it is
+    // dropped, which is when embed mode's owner is.
+    let tick = gloo_timers::callback::Interval::new(500, move || {
         if sim.playing.get_untracked() {
             post(&state(sim));
         }
     });
-    let _ = win.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 500);
-    tick.forget();
+    StoredValue::new_local(tick);
     // The first run may still be on its way (a preset's text, a model's code): say `ready` once it
     // is in, and hold the messages that come before.
     QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
@@ -203,10 +229,34 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                         view! { <button data-testid="play" class="primary" aria-label="Play" on:click=move |_| toggle_play()>"▶"</button> }.into_any()
                     }
                 }}
-                <span class="embed-title">{move || sim.peek(|m| m.name().to_string()).unwrap_or_default()}</span>
+                <button
+                    data-testid="step"
+                    aria-label="Step: run the next event"
+                    title="Run the next event"
+                    on:click=move |_| {
+                        sim.playing.set(false);
+                        sim.step();
+                    }
+                >
+                    "▸|"
+                </button>
+                <span class="embed-title" data-testid="embed-title">
+                    {move || {
+                        // The run shown changes when the preset asked for arrives after the page.
+                        sim.kind.track();
+                        sim.preset.track();
+                        sim.source.track();
+                        sim.peek(|m| m.name().to_string()).unwrap_or_default()
+                    }}
+                </span>
                 <span class="clock" data-testid="sim-time" data-ms=move || now().to_string()>{move || fmt_ms(now())}</span>
                 <a class="small" href=full target="_blank" rel="noopener">"open in mqviz ↗"</a>
             </div>
+            <div class="embed-time">
+                <super::controls::Scrub />
+                <super::controls::ChapterMarks />
+            </div>
+            <super::outcome::Outcome />
             <div class="canvas-wrap">
                 <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Topology and messages in flight"></canvas>
             </div>
@@ -215,6 +265,7 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                     .map(|what| view! { <p class="fetching" role="status" data-testid="fetching">{format!("Loading {what}…")}</p> })
             }}
             {move || sim.load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <super::app::LinkError />
         </div>
     }
 }

@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 
 use super::announce;
 use super::canvas;
+use super::outcome;
 use super::plots::{draw_backlog, draw_consumed};
 use super::state::{Sim, DIGEST_FRAME_MS, SLICE_MS};
 use super::track::Tracker;
@@ -57,13 +58,23 @@ pub fn set_global(name: &str, value: &JsValue) {
     }
 }
 
-/// Says what changed since the last announcement, if anything did.
-fn announce_changes(sim: Sim) {
+/// Says what changed since the last announcement, if anything did, and the outcome when its
+/// counts changed (`said_outcome`: the outcome said last).
+fn announce_changes(sim: Sim, said_outcome: &RefCell<Option<String>>, playing: bool) {
     let Some(view) = sim.peek(|m| m.view()) else { return };
     let said = sim.announced.with_value(|prev| prev.as_ref().map(|p| announce::changes(p, &view)));
     sim.announced.set_value(Some(view));
-    if let Some(s) = said.filter(|s| !s.is_empty()) {
-        sim.announce.set(s.join(". ") + ".");
+    let mut sentences: Vec<String> = said.unwrap_or_default();
+    let small = sim.peek(|m| m.log_len()).unwrap_or(0) <= outcome::COUNT_WHILE_PLAYING_MAX_LOG;
+    if !playing || small {
+        let now = sim.peek(|m| outcome::sentence(&m.totals())).flatten().map(|(text, _)| text);
+        if now.is_some() && *said_outcome.borrow() != now {
+            sentences.extend(now.iter().map(|t| t.trim_end_matches('.').to_string()));
+            *said_outcome.borrow_mut() = now;
+        }
+    }
+    if !sentences.is_empty() {
+        sim.announce.set(sentences.join(". ") + ".");
     }
 }
 
@@ -81,6 +92,10 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let last_seek_draw = Rc::new(Cell::new(f64::MIN));
     let draw_owed = Rc::new(Cell::new(false));
     let announced_version = Rc::new(Cell::new(u64::MAX));
+    let said_outcome = Rc::new(RefCell::new(None::<String>));
+    // The canvas last drawn on: one mounted later (embed mode and the comparison are fetched
+    // parts) is drawn at once, not on the next change of the model.
+    let drawn_canvas: Rc<RefCell<Option<web_sys::HtmlCanvasElement>>> = Rc::new(RefCell::new(None));
     let tracker = Rc::new(RefCell::new(Tracker::default()));
     let compare_tracker = Rc::new(RefCell::new(Tracker::default()));
     let frames = Rc::new(Cell::new(0u64));
@@ -111,6 +126,15 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             } else {
                 None
             };
+            // Say it when Pace plays at another speed than the one chosen (rounded, so the label
+            // does not flicker from frame to frame).
+            let shown = paced.filter(|_| dt > 0.0).map(|p| p / dt).and_then(|eff| {
+                let off = eff < speed * 0.5 || eff > speed * 2.0;
+                off.then(|| (super::math::log10(eff.max(1e-4)) * 2.0).round() / 2.0)
+            });
+            if sim.paced_log.get_untracked() != shown {
+                sim.paced_log.set(shown);
+            }
             let adv = paced.unwrap_or(dt * speed) + carry.get();
             let whole = adv.floor();
             carry.set(adv - whole);
@@ -153,6 +177,9 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             }
         } else {
             carry.set(0.0);
+            if sim.paced_log.get_untracked().is_some() {
+                sim.paced_log.set(None);
+            }
             sim.sync_ui();
         }
         let animate = playing && !reduced;
@@ -170,11 +197,23 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         if seek_on && !hold {
             last_seek_draw.set(ts);
         }
+        let canvas_now = cv.topology.get_untracked();
+        let new_canvas = *drawn_canvas.borrow() != canvas_now;
+        if new_canvas {
+            *drawn_canvas.borrow_mut() = canvas_now;
+        }
+        let resize_now = resize_now || new_canvas;
         let mut t = tracker.borrow_mut();
         let mut dots = None;
         sim.model.with_value(|m| {
             let Some(m) = m else { return };
-            if v != drawn_version.get() || animate || resize_now || busy.get() || (!hold && draw_owed.get()) {
+            if v != drawn_version.get()
+                || animate
+                || resize_now
+                || busy.get()
+                || (!hold && draw_owed.get())
+                || canvas::wants_redraw()
+            {
                 // The tracker takes in every frame's new log entries, held or not: saved up for
                 // a quarter second of seeking, they made one frame several times too long.
                 t.update(&**m, epoch, animate.then(|| (clock.get(), sim.speed())));
@@ -221,7 +260,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         if !seek_on && announced_version.get() != v && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS) {
             announced_version.set(v);
             last_announce.set(ts);
-            announce_changes(sim);
+            announce_changes(sim, &said_outcome, playing);
         }
         if let Some(n) = dots {
             // The first frame of what was asked for: not of the default run shown while a

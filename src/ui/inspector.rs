@@ -161,7 +161,7 @@ pub fn Inspector() -> impl IntoView {
     };
 
     view! {
-        <section>
+        <section data-testid="warnings">
             <h2>"Warnings"</h2>
             <ul class="warnings" inner_html=move || warnings.get()></ul>
         </section>

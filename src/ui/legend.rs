@@ -18,7 +18,7 @@ pub fn Legend() -> impl IntoView {
             <ul>
                 <li><i class="cell consumed" aria-hidden="true"></i>"consumed"</li>
                 <li><i class="cell pending" aria-hidden="true"></i>"waiting"</li>
-                <li><i class="cell skipped" aria-hidden="true"></i>"skipped (lost)"</li>
+                <li class="lost"><i class="cell skipped" aria-hidden="true"></i><strong>"lost"</strong>" (skipped, never consumed)"</li>
                 <li><i class="cell retrying" aria-hidden="true"></i>"retrying"</li>
                 <li><i class="cell dlq" aria-hidden="true"></i>"dead-lettered"</li>
                 <Show when=filters>

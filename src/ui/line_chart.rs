@@ -74,7 +74,7 @@ pub fn ticks(max: f64, n: usize) -> (Vec<f64>, f64) {
         return (vec![0.0], 1.0);
     }
     let raw = max / n as f64;
-    let magnitude = 10f64.powf(raw.log10().floor());
+    let magnitude = super::math::pow10(super::math::log10(raw).floor());
     let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw * 0.999).unwrap_or(10.0 * magnitude);
     let count = (max / step + 1e-9).floor() as usize;
     ((0..=count).map(|k| k as f64 * step).collect(), step)

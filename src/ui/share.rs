@@ -42,7 +42,10 @@ fn download(name: &str, text: &str) {
 pub fn open_file(sim: Sim, file: web_sys::File, error: RwSignal<Option<String>>) {
     read_file(file, move |text, name| {
         sim.load_text_then(&text, name.clone(), move |r| match r {
-            Ok(()) => error.set(None),
+            Ok(()) => {
+                error.set(None);
+                sim.link_error.set(None);
+            }
             Err(e) => error.set(Some(format!("{name}: {e}"))),
         })
     });
@@ -66,6 +69,10 @@ pub fn ShareBar() -> impl IntoView {
     let pasting = RwSignal::new(false);
     let paste_text = RwSignal::new(String::new());
     let link_text = RwSignal::new(None::<String>);
+    // What became of the last Copy link, and the callbacks that say it.
+    let copied = RwSignal::new(None::<String>);
+    type Reply = Closure<dyn FnMut(JsValue)>;
+    let clipboard_replies = StoredValue::new_local(None::<(Reply, Reply)>);
     let comparing_menu = RwSignal::new(false);
     accept_drops(sim, error);
     let file_input: NodeRef<leptos::html::Input> = NodeRef::new();
@@ -80,6 +87,7 @@ pub fn ShareBar() -> impl IntoView {
         sim.load_text_then(&paste_text.get_untracked(), "pasted scenario".into(), move |r| match r {
             Ok(()) => {
                 error.set(None);
+                sim.link_error.set(None);
                 pasting.set(false);
             }
             Err(e) => error.set(Some(e)),
@@ -105,7 +113,17 @@ pub fn ShareBar() -> impl IntoView {
                     loc.pathname().unwrap_or_default(),
                     loc.search().unwrap_or_default()
                 );
-                let _ = win.navigator().clipboard().write_text(&url);
+                // Say whether the clipboard took it: a page without clipboard access still
+                // shows the link, selected, to copy by hand.
+                copied.set(Some("Copying…".into()));
+                let said_ok =
+                    Closure::<dyn FnMut(JsValue)>::new(move |_| copied.set(Some("Link copied to the clipboard".into())));
+                let said_no = Closure::<dyn FnMut(JsValue)>::new(move |_| {
+                    copied.set(Some("The clipboard refused: copy the link from the field".into()))
+                });
+                let _ = win.navigator().clipboard().write_text(&url).then2(&said_ok, &said_no);
+                // Kept until the next Copy link (the promise settles long before), then dropped.
+                clipboard_replies.set_value(Some((said_ok, said_no)));
                 link_text.set(Some(url));
                 error.set(None);
             }
@@ -122,6 +140,10 @@ pub fn ShareBar() -> impl IntoView {
         let branches = sim.history.with_value(|h| h.as_ref().map(|h| h.branches().len()).unwrap_or(0));
         for i in 0..branches {
             v.push((format!("branch {}", i + 1), serde_json::Value::from(i as u64)));
+        }
+        // Any edit, compared with the run it changed.
+        if let Some(s) = sim.scenario.get_value().filter(|_| sim.edit_count() > 0) {
+            v.push((WITHOUT_EDITS.to_string(), s));
         }
         v
     };
@@ -228,6 +250,7 @@ pub fn ShareBar() -> impl IntoView {
                 link_text.get().map(|l| {
                     view! {
                         <input class="link-out" type="text" readonly data-testid="share-link" aria-label="Link to this run" prop:value=l />
+                        <span class="small copied" role="status" data-testid="copy-status">{move || copied.get()}</span>
                     }
                 })
             }}
@@ -235,6 +258,31 @@ pub fn ShareBar() -> impl IntoView {
         </div>
     }
 }
+
+/// What this run is, beside the compared one's label.
+pub fn this_label(sim: Sim) -> String {
+    sim.edits_version.track();
+    let other = sim.compare.with_value(|c| c.as_ref().map(|c| c.label.clone())).unwrap_or_default();
+    let edits = sim.history.with_value(|h| h.as_ref().map(|h| h.commands().len()).unwrap_or(0));
+    let with_edits = match edits {
+        0 => String::new(),
+        1 => "with your edit".to_string(),
+        n => format!("with your {n} edits"),
+    };
+    if other == WITHOUT_EDITS {
+        return with_edits;
+    }
+    let setting = sim.scenario.with_value(|s| s.as_ref().and_then(|s| sim.peek(|m| m.setting(s)))).unwrap_or_default();
+    match (setting.is_empty(), with_edits.is_empty()) {
+        (false, false) => format!("{setting}, {with_edits}"),
+        (false, true) => setting,
+        (true, false) => with_edits,
+        (true, true) => "this run".to_string(),
+    }
+}
+
+/// The label of the variant that is the scenario as loaded, without the run's edits.
+pub const WITHOUT_EDITS: &str = "without your edits";
 
 /// The edits of the run and the branches left behind, for the timeline.
 pub fn edit_marks(sim: Sim) -> Vec<(u64, String)> {

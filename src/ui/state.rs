@@ -77,6 +77,11 @@ pub struct Sim {
     /// The loaded model's kind: model-specific panels switch on it.
     pub kind: RwSignal<Option<BrokerKind>>,
     pub load_error: RwSignal<Option<String>>,
+    /// The bad fields of the link the page was opened with (the rest of it opened). While it
+    /// shows, the address bar keeps that link, so its recipient can mend it.
+    pub link_error: RwSignal<Option<String>>,
+    /// The panel a link asked for, opened once its run (and so its model's tabs) is in.
+    panel_asked: StoredValue<Option<String>>,
     pub show_help: RwSignal<bool>,
     /// Bumped whenever a different model is loaded (the frame tracker starts over).
     pub epoch: StoredValue<u64>,
@@ -92,9 +97,15 @@ pub struct Sim {
     pub story_version: RwSignal<u64>,
     /// Slow down around key moments and skip idle stretches while playing.
     pub pacing: RwSignal<bool>,
+    /// While Pace plays slower or faster than the chosen speed: log10 of the speed it plays at
+    /// (rounded to a tenth), so the speed label can say so.
+    pub paced_log: RwSignal<Option<f64>>,
     pub tour: RwSignal<Option<TourRun>>,
     /// The text of the `aria-live` region.
     pub announce: RwSignal<String>,
+    /// What the last edit, undo or redo did to the edit list, said where it happened (beside
+    /// the timeline's edit marks): a new branch, an edit taken back or entered again.
+    pub notice: RwSignal<Option<String>>,
     /// The view last announced (changes are said relative to it).
     pub announced: StoredValue<Option<View>, LocalStorage>,
     /// The inspector tab shown (0 = Inspector, then the model's tabs).
@@ -104,6 +115,8 @@ pub struct Sim {
     pub comparing: RwSignal<bool>,
     /// Embed mode (`#embed`): canvas and minimal controls only.
     pub embed: RwSignal<bool>,
+    /// The embedding pages an embed answers (`origin=` in its link); `None`: any.
+    pub embed_origins: StoredValue<Option<Vec<String>>>,
     /// A long seek still under way: the frame loop advances it a slice per frame.
     pub seeking: RwSignal<Option<SeekJob>>,
     /// Counts the runs asked for (preset, file, paste, link, comparison) and the runs installed.
@@ -165,6 +178,8 @@ impl Sim {
             scenario: StoredValue::new_local(None),
             kind: RwSignal::new(None),
             load_error: RwSignal::new(None),
+            link_error: RwSignal::new(None),
+            panel_asked: StoredValue::new(None),
             show_help: RwSignal::new(false),
             epoch: StoredValue::new(0),
             selected: RwSignal::new(None),
@@ -172,13 +187,16 @@ impl Sim {
             story: StoredValue::new_local(None),
             story_version: RwSignal::new(0),
             pacing: RwSignal::new(true),
+            paced_log: RwSignal::new(None),
             tour: RwSignal::new(None),
             announce: RwSignal::new(String::new()),
+            notice: RwSignal::new(None),
             announced: StoredValue::new_local(None),
             tab: RwSignal::new(0),
             compare: StoredValue::new_local(None),
             comparing: RwSignal::new(false),
             embed: RwSignal::new(false),
+            embed_origins: StoredValue::new(None),
             seeking: RwSignal::new(None),
             asked: StoredValue::new(0),
         };
@@ -230,8 +248,17 @@ impl Sim {
                 return;
             }
         }
+        // Another model may have fewer tabs: back to the Inspector then.
+        if self.tab.get_untracked() > super::models::tabs(self.kind.get_untracked()).len() {
+            self.tab.set(0);
+        }
+        if let Some(panel) = self.panel_asked.get_value() {
+            self.panel_asked.set_value(None);
+            self.open_panel(&panel);
+        }
         self.epoch.update_value(|e| *e += 1);
         self.selected.set(None);
+        self.notice.set(None);
         self.tour.set(None);
         self.announced.set_value(None);
         super::canvas::reset();
@@ -378,6 +405,13 @@ impl Sim {
             });
             return Ok(());
         }
+        // The panel opens with the link's run, whose model's tabs it names.
+        if let Some(panel) = &l.panel {
+            match base.is_some() {
+                true => self.panel_asked.set_value(Some(panel.clone())),
+                false => self.open_panel(panel),
+            }
+        }
         if let Some((v, name, preset)) = base {
             let plain = l.seed.is_none() && l.edits.as_ref().is_none_or(|e| e.is_empty());
             match preset.filter(|_| plain) {
@@ -389,12 +423,33 @@ impl Sim {
             }
         }
         if let Some(speed) = l.speed {
-            self.speed_log.set(speed.log10());
+            self.speed_log.set(super::math::log10(speed));
         }
         if let Some(t) = l.time {
             self.advance(t);
         }
         Ok(())
+    }
+
+    /// Opens the inspector panel a link names (`inspector`, or one of the model's tabs); an
+    /// unknown name is said beside the link's other faults.
+    fn open_panel(&self, panel: &str) {
+        let tabs = super::models::tabs(self.kind.get_untracked());
+        match tabs.iter().position(|t| t.label.eq_ignore_ascii_case(panel)) {
+            Some(i) => self.tab.set(i + 1),
+            None if panel == "inspector" => self.tab.set(0),
+            None => {
+                let names: Vec<String> =
+                    std::iter::once("inspector".to_string()).chain(tabs.iter().map(|t| t.label.to_ascii_lowercase())).collect();
+                let fault = format!("panel: this run has no panel {panel:?} (it has {})", names.join(", "));
+                self.link_error.update(|e| {
+                    *e = Some(match e.take() {
+                        Some(before) => format!("{before} Also {fault}."),
+                        None => format!("This link asked for a panel the run does not have: {fault}. The rest of it opened."),
+                    })
+                });
+            }
+        }
     }
 
     /// The run as a link fragment: preset (or the scenario itself), every edit, the playhead,
@@ -693,7 +748,7 @@ impl Sim {
     }
 
     pub fn speed(&self) -> f64 {
-        10f64.powf(self.speed_log.get_untracked())
+        super::math::pow10(self.speed_log.get_untracked())
     }
 
     pub fn until(&self) -> Millis {
@@ -727,11 +782,20 @@ impl Sim {
         // An edit lands at the playhead: a seek under way stops where it is.
         self.cancel_seek();
         let mut result = Ok(());
+        let mut forked = None;
         self.model.update_value(|m| {
             if let Some(m) = m {
                 self.history.update_value(|h| {
                     result = match h {
-                        Some(h) => h.command(m, command),
+                        Some(h) => {
+                            // Edits still ahead of the playhead: entering this one forks a branch.
+                            let later = h.pending().len();
+                            let r = h.command(m, command);
+                            if r.is_ok() && later > 0 {
+                                forked = Some((m.now(), later));
+                            }
+                            r
+                        }
                         None => m.enter_command(&command),
                     };
                 });
@@ -740,9 +804,45 @@ impl Sim {
         if result.is_ok() {
             self.edits_version.update(|v| *v += 1);
             self.refresh_story();
+            self.notice.set(forked.map(|(at, later)| {
+                let later = if later == 1 { "the later edit is".to_string() } else { format!("the {later} later edits are") };
+                format!(
+                    "This edit at {} started a new branch: {later} kept under \"Earlier branches\". Ctrl+Z takes it back.",
+                    fmt_ms(at)
+                )
+            }));
         }
         self.bump();
         result.map_err(|errs| errors_text(&errs))
+    }
+
+    /// Takes back the latest edit of the current branch (Ctrl+Z): the run is rebuilt at the
+    /// playhead without it, and a branch that edit had forked is current again.
+    pub fn undo(&self) {
+        self.cancel_seek();
+        let mut taken = None;
+        self.with_history(true, |h, m| taken = h.undo(m));
+        self.notice.set(
+            taken.map(|c| format!("Took back {} at {}. Ctrl+Shift+Z enters it again.", edit_name(&c.command), fmt_ms(c.at))),
+        );
+    }
+
+    /// Enters the edit `undo` took back last, at its own instant (Ctrl+Shift+Z).
+    pub fn redo(&self) {
+        self.cancel_seek();
+        let mut entered = None;
+        self.with_history(true, |h, m| entered = h.redo(m));
+        self.notice.set(entered.map(|c| format!("Entered {} again at {}.", edit_name(&c.command), fmt_ms(c.at))));
+    }
+
+    pub fn can_undo(&self) -> bool {
+        self.edits_version.track();
+        self.history.with_value(|h| h.as_ref().is_some_and(History::can_undo))
+    }
+
+    pub fn can_redo(&self) -> bool {
+        self.edits_version.track();
+        self.history.with_value(|h| h.as_ref().is_some_and(History::can_redo))
     }
 
     /// The number of edits in the current branch.
@@ -802,6 +902,18 @@ impl Sim {
     /// Reads the comparison's run.
     pub fn peek_compare<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> Option<R> {
         self.compare.with_value(|c| c.as_ref().map(|c| f(&*c.model)))
+    }
+}
+
+/// An edit as a reader names it: its action and whom it is for (`subscribe ConsumerA`).
+pub fn edit_name(command: &Value) -> String {
+    let what = command.get("action").and_then(Value::as_str).unwrap_or("edit");
+    let who = ["clientId", "consumer", "group", "topic", "producer"].iter().find_map(|k| {
+        command.get(*k).and_then(Value::as_str).or_else(|| command.get(*k).and_then(|c| c.get("name")).and_then(Value::as_str))
+    });
+    match who {
+        Some(who) => format!("{what} {who}"),
+        None => what.to_string(),
     }
 }
 

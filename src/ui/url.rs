@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::state::Sim;
-use crate::sim::link::{self, parse_fragment_with, Link, Pack, Unpack};
+use crate::sim::link::{self, parse_fragment_lenient_with, Link, LinkError, Pack, Unpack};
 use wasm_split_helpers::SplitLoaderError;
 
 thread_local! {
@@ -93,13 +93,16 @@ pub fn follow(sim: Sim, fragment: &str) {
     // Columns count the `#` the user sees in the address bar.
     read(format!("#{fragment}"), move |read| match read {
         _ if !sim.still_asked(ticket) => {}
-        Ok(l) if l.bench => {}
-        Ok(l) => {
+        Ok((l, _)) if l.bench => {}
+        Ok((l, faults)) => {
+            sim.link_error.set((!faults.is_empty()).then(|| faults_text(&faults)));
             if let Err(e) = sim.open_link(&l) {
                 sim.load_error.set(Some(format!("link: {e}")));
             }
         }
-        Err(e) => sim.load_error.set(Some(e)),
+        Err(e) => {
+            sim.link_error.set(Some(format!("This link could not be opened: {e}. The address bar keeps it as it was, to mend.")));
+        }
     });
 }
 
@@ -110,12 +113,13 @@ fn unpacker() -> Result<Unpack, SplitLoaderError> {
     Ok(link::unpack)
 }
 
-/// Parses a fragment, with its packed fields once the code to read them is in the page.
-fn read(fragment: String, then: impl FnOnce(Result<Link, String>) + 'static) {
+/// Parses a fragment, with its packed fields once the code to read them is in the page: the
+/// link without its bad fields, and a fault for each.
+fn read(fragment: String, then: impl FnOnce(Result<(Link, Vec<LinkError>), String>) + 'static) {
     if !link::has_packed(&fragment) {
-        return then(parse_fragment_with(&fragment, None).map_err(|e| e.to_string()));
+        return then(parse_fragment_lenient_with(&fragment, None).map_err(|e| e.to_string()));
     }
-    let parse = move |unpack: Unpack| parse_fragment_with(&fragment, Some(unpack)).map_err(|e| e.to_string());
+    let parse = move |unpack: Unpack| parse_fragment_lenient_with(&fragment, Some(unpack)).map_err(|e| e.to_string());
     let failed = |e: SplitLoaderError| format!("the link could not be read ({e}); check the connection and reload");
     #[cfg(not(mqviz_split))]
     then(unpacker().map_err(failed).and_then(parse));
@@ -127,6 +131,18 @@ fn read(fragment: String, then: impl FnOnce(Result<Link, String>) + 'static) {
             drop(under_way);
         });
     }
+}
+
+/// What a link's bad fields were, as the page says it.
+fn faults_text(faults: &[LinkError]) -> String {
+    let each: Vec<String> = faults.iter().map(|f| format!("column {}: {}", f.column, f.message)).collect();
+    let n = faults.len();
+    format!(
+        "This link has {} that could not be used, and opened without {}: {}. The address bar keeps the link as it was, to mend.",
+        if n == 1 { "a field".to_string() } else { format!("{n} fields") },
+        if n == 1 { "it" } else { "them" },
+        each.join("; ")
+    )
 }
 
 fn write(fragment: &str) {
@@ -146,7 +162,12 @@ pub fn keep_in_sync(sim: Sim) {
         sim.ui_version.track();
         sim.edits_version.track();
         sim.tab.track();
-        if sim.playing.get() || sim.embed.get_untracked() || super::fetching::what().is_some() {
+        // A link with a bad field stays in the address bar until the viewer opens something else.
+        if sim.playing.get()
+            || sim.embed.get_untracked()
+            || super::fetching::what().is_some()
+            || sim.link_error.with(Option::is_some)
+        {
             return;
         }
         if let Ok(fragment) = sim.link() {

@@ -35,6 +35,11 @@ impl Rect {
     pub fn mid_y(&self) -> f64 {
         self.y + self.h / 2.0
     }
+    /// The smallest rectangle holding both.
+    pub fn union(&self, o: &Rect) -> Rect {
+        let (x, y) = (self.x.min(o.x), self.y.min(o.y));
+        Rect::new(x, y, self.right().max(o.right()) - x, self.bottom().max(o.bottom()) - y)
+    }
     /// Fully inside `outer` (with a tolerance for rounding).
     #[cfg(test)]
     pub fn inside(&self, outer: &Rect) -> bool {
@@ -178,6 +183,20 @@ impl Layout {
         out
     }
 
+    /// What the tour rings for a target key: a broker's title with its state lines (a step about
+    /// the subscription table points at the table, not only at the name), anything else's own
+    /// rectangle. `None` when the key is not drawn.
+    pub fn highlight_rect(&self, view: &View, key: &str) -> Option<Rect> {
+        let (target, r) = self.targets().into_iter().find(|(t, _)| t.key(view).as_deref() == Some(key))?;
+        match target {
+            Target::Broker(i) => {
+                let b = self.brokers.iter().find(|b| b.index == i)?;
+                Some(b.lines.iter().fold(b.name_rect, |acc, (_, line)| acc.union(line)))
+            }
+            _ => Some(r),
+        }
+    }
+
     /// Every rectangle that must stay inside the canvas and must not overlap its siblings.
     #[cfg(test)]
     pub fn boxes(&self) -> Vec<Rect> {
@@ -191,6 +210,43 @@ impl Layout {
 
 /// Pages of the canvas's long lists (list id → first item shown).
 pub type Pages = VecMap<String, usize>;
+
+/// The pages under which `key` is drawn: `pages` itself when it already is, else `pages` with
+/// one list (or one list inside another, as a broker's topics hold partitions) turned to the
+/// page that shows it. `None` when no page does (the key names nothing in the view).
+pub fn pages_showing(view: &View, width: f64, height: f64, pages: &Pages, key: &str) -> Option<Pages> {
+    fn search(view: &View, width: f64, height: f64, pages: &Pages, key: &str, depth: usize) -> Option<Pages> {
+        let l = layout(view, width, height, pages);
+        if l.targets().iter().any(|(t, _)| t.key(view).as_deref() == Some(key)) {
+            return Some(pages.clone());
+        }
+        if depth == 0 {
+            return None;
+        }
+        for more in &l.mores {
+            let mut turned = pages.clone();
+            let mut m = more.clone();
+            // Every page of this list once, then it wraps to the first.
+            for _ in 0..=m.hidden + m.shown {
+                if m.wraps {
+                    break;
+                }
+                let cur = turned.get(&m.list).copied().unwrap_or(0);
+                turned.insert(m.list.clone(), cur + m.shown.max(1));
+                if let Some(found) = search(view, width, height, &turned, key, depth - 1) {
+                    return Some(found);
+                }
+                let next = layout(view, width, height, &turned);
+                match next.mores.iter().find(|n| n.list == m.list) {
+                    Some(n) => m = n.clone(),
+                    None => break,
+                }
+            }
+        }
+        None
+    }
+    search(view, width, height, pages, key, 2)
+}
 
 /// How many of `n` items to show on a page starting at `start` when at most `fit` rows are
 /// available; a "+N more" row takes one of them when not everything fits.
@@ -235,7 +291,9 @@ fn broker_topics(view: &View, broker: usize, single_broker: bool) -> Vec<TopicPa
 /// Lays out `view` on a canvas of `width` × `height` CSS pixels.
 pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let canvas = Rect::new(0.0, 0.0, width, height);
-    let font = decimal::clamp(width / 1280.0 * 12.0, 11.0, 16.0);
+    // Text grows with the canvas (a classroom projector at 1920×1080 gets about 15 px), as far
+    // as both its width and its height allow.
+    let font = decimal::clamp((width / 900.0).min(height / 540.0) * 12.0, 11.0, 18.0);
     let pad = decimal::clamp(width * 0.012, 8.0, 24.0);
     let line_h = font + 4.0;
     let key = Rect::new(pad, height - pad - line_h, width - 2.0 * pad, line_h);
@@ -345,13 +403,20 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
         let name_rect = Rect::new(broker_x + 8.0, y + 3.0, broker_w - 16.0, line_h);
         let mut inner_y = y + header;
         let inner_bottom = y + h - 6.0;
-        // State lines: at most four, and never more than a third of the box.
-        let lines_fit = (((inner_bottom - inner_y) / 3.0 / line_h).floor() as usize).min(4);
-        let n_lines = view.brokers[b].lines.len();
-        let shown_lines = if n_lines > lines_fit { lines_fit.saturating_sub(1) } else { n_lines };
-        // A line may take two when the box has room to spare (long entries wrap instead of
-        // being cut short).
+        // State lines: at most four, never more than a third of the box, and only what the
+        // partition rows leave (at least one): a broker's partitions are drawn whole where they
+        // can be, its other lines are in the Inspector too.
         let rows_here: usize = topics[b].iter().map(|t| t.parts.len() + usize::from(t.parts.len() > 1)).sum();
+        let inner_h = inner_bottom - inner_y;
+        let rows_need = rows_here.max(1) as f64 * row_min(line_h) + 4.0;
+        // Rows without their topic title need one unit less (see `lay_partitions`).
+        let rows_need_untitled = rows_need - if topics[b].len() == 1 && rows_here > 1 { row_min(line_h) } else { 0.0 };
+        let left_for_lines = ((inner_h - rows_need_untitled) / line_h).floor().max(0.0) as usize;
+        let lines_fit = ((inner_h / 3.0 / line_h).floor() as usize).min(4).min(left_for_lines);
+        let n_lines = view.brokers[b].lines.len();
+        // A "+N more entries" line only where it does not push a row off.
+        let shown_lines =
+            if n_lines > lines_fit && left_for_lines > lines_fit { lines_fit.saturating_sub(1) } else { n_lines.min(lines_fit) };
         let spare = (inner_bottom - inner_y) - rows_here.max(1) as f64 * (line_h + 4.0);
         let span = if shown_lines > 0 && spare >= shown_lines as f64 * 2.0 * line_h + line_h { 2.0 } else { 1.0 };
         let mut lines = Vec::new();
@@ -359,7 +424,7 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
             lines.push((li, Rect::new(broker_x + 8.0, inner_y, broker_w - 16.0, line_h * span)));
             inner_y += line_h * span;
         }
-        let more_lines = n_lines - shown_lines;
+        let more_lines = if left_for_lines > lines_fit { n_lines - shown_lines } else { 0 };
         if more_lines > 0 && lines_fit > 0 {
             inner_y += line_h;
         }
@@ -384,21 +449,33 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     out
 }
 
+/// The least height of a partition row: its label's font and a pixel (rows get that tight
+/// before a list is paged).
+fn row_min(line_h: f64) -> f64 {
+    line_h - 3.0
+}
+
 /// Partition rows of one broker inside `area`, topic by topic, paged when they do not fit.
 fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: usize, area: Rect, line_h: f64, pages: &Pages) {
-    let row_min = line_h + 2.0;
+    let row_min = row_min(line_h);
     let row_max = 2.4 * line_h;
     let x = area.x + 8.0;
     let w = area.w - 16.0;
     let multi_topic = view.topics.iter().filter(|t| !t.internal).count() > 1;
     // A label column wide enough for "TopicTestA q0" when rows name their topic.
     let label_w = if multi_topic { decimal::clamp(w * 0.3, 70.0, 220.0) } else { decimal::clamp(w * 0.16, 50.0, 100.0) };
-    let info_w = decimal::clamp(w * 0.16, 46.0, 120.0);
+    // Room for "log end · committed" of four digits each at the row font.
+    let info_w = decimal::clamp(w * 0.2, (line_h * 4.2).min(w * 0.3), 130.0);
     let bar_x = x + label_w;
     let bar_w = (w - label_w - info_w - 6.0).max(20.0);
     let fit_rows = ((area.h / row_min).floor() as usize).max(1);
     // Items: a title (topics with several partitions) and its rows; a one-partition topic is one row.
-    let units = |t: &TopicPart| t.parts.len() + usize::from(t.parts.len() > 1);
+    // A broker of one topic whose rows fit only without their title leaves the title out (the
+    // consumers' boxes name what they subscribe).
+    let with_titles: usize = topics.iter().map(|t| t.parts.len() + usize::from(t.parts.len() > 1)).sum();
+    let untitled = topics.len() == 1 && with_titles > fit_rows && topics[0].parts.len() <= fit_rows;
+    let titled = |t: &TopicPart| t.parts.len() > 1 && !untitled;
+    let units = |t: &TopicPart| t.parts.len() + usize::from(titled(t));
     let total: usize = topics.iter().map(units).sum();
     // Room for one row only, and more to show: say how many, and nothing else.
     if fit_rows < 2 && total > 1 {
@@ -458,7 +535,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
     let row_h = decimal::clamp(area.h / used.max(1) as f64, row_min.min(area.h.max(1.0)), row_max);
     let mut y = area.y;
     for t in &topics[t_start..t_start + t_shown] {
-        let title = t.parts.len() > 1;
+        let title = titled(t);
         if title {
             out.titles.push(Title { text: t.name.clone(), rect: Rect::new(x, y, w, row_h) });
             y += row_h;
@@ -584,6 +661,69 @@ mod tests {
                 check(p.file, &view, w, h, &Pages::new());
             }
         }
+    }
+
+    #[test]
+    fn a_highlight_on_a_hidden_page_turns_to_the_page_that_shows_it() {
+        let p = PRESETS.iter().find(|p| p.file == "kafka-cooperative-join.json").unwrap();
+        let mut sim = parse(p.text).unwrap();
+        sim.run_until(20_000);
+        let view = sim.view();
+        // A size at which some of orders' twelve partitions are on another page, while every
+        // broker still draws rows (below that a broker only says how many it holds).
+        let keys: Vec<String> = (0..12).map(|i| format!("partition:orders:p{i}")).collect();
+        let paged =
+            [(560.0, 200.0), (560.0, 240.0), (560.0, 300.0), (760.0, 300.0), (760.0, 340.0)].into_iter().find(|&(w, h)| {
+                let l = layout(&view, w, h, &Pages::new());
+                let hidden = keys.iter().any(|k| l.highlight_rect(&view, k).is_none());
+                hidden && l.mores.iter().all(|m| m.shown > 0 || m.list == "consumers")
+            });
+        let (w, h) = paged.expect("a size that pages orders' partitions");
+        let first = layout(&view, w, h, &Pages::new());
+        let hidden: Vec<&String> = keys.iter().filter(|k| first.highlight_rect(&view, k).is_none()).collect();
+        for key in &hidden {
+            let pages =
+                pages_showing(&view, w, h, &Pages::new(), key).unwrap_or_else(|| panic!("no page shows {key} at {w}x{h}"));
+            let l = check(p.file, &view, w, h, &pages);
+            assert!(l.highlight_rect(&view, key).is_some(), "{key} drawn under {pages:?}");
+        }
+        assert_eq!(pages_showing(&view, w, h, &Pages::new(), "partition:orders:p99"), None);
+    }
+
+    #[test]
+    fn twelve_partitions_on_three_brokers_fit_an_embed_whole() {
+        // A Kafka embed at 720×420 leaves the canvas about 700×290: every partition is drawn (the
+        // brokers' own lines and the topic titles give way first), none behind "+N more".
+        let p = PRESETS.iter().find(|p| p.file == "kafka-eager-join.json").unwrap();
+        let mut sim = parse(p.text).unwrap();
+        sim.run_until(17_000);
+        let view = sim.view();
+        for (w, h) in [(700.0, 290.0), (574.0, 430.0)] {
+            let l = check(p.file, &view, w, h, &Pages::new());
+            assert_eq!(
+                l.rows.len(),
+                12,
+                "at {w}x{h}: {:?} shown, {:?}",
+                l.rows.iter().map(|r| &r.label).collect::<Vec<_>>(),
+                l.mores
+            );
+        }
+    }
+
+    #[test]
+    fn a_broker_is_highlighted_with_its_state_lines() {
+        let p = PRESETS.iter().find(|p| p.file == "seed-same-topic-different-tags.json").unwrap();
+        let mut sim = parse(p.text).unwrap();
+        sim.run_until(6_100);
+        let view = sim.view();
+        let l = layout(&view, 980.0, 520.0, &Pages::new());
+        let b = &l.brokers[0];
+        let r = l.highlight_rect(&view, "broker:broker-a").unwrap();
+        assert!(!b.lines.is_empty());
+        for (_, line) in &b.lines {
+            assert!(line.inside(&r), "{line:?} outside {r:?}");
+        }
+        assert!(b.name_rect.inside(&r));
     }
 
     #[test]

@@ -55,6 +55,10 @@ struct CanvasState {
     flashes: VecMap<(usize, usize), (Millis, f64)>,
     focus: Option<Focus>,
     highlight: Option<String>,
+    /// Where the highlight was drawn in the last frame.
+    highlight_rect: Option<Rect>,
+    /// Set when the highlight changes, cleared by the next draw.
+    redraw: bool,
     /// The state badges drawn last: (text, text as drawn, its pill).
     badges: Vec<(String, String, Rect)>,
     /// The last `data-scene` written.
@@ -68,6 +72,8 @@ thread_local! {
     /// the browser, and the same labels are fitted every frame.
     static FONT: RefCell<String> = const { RefCell::new(String::new()) };
     static WIDTHS: RefCell<std::collections::HashMap<(String, String), f64>> = RefCell::new(std::collections::HashMap::new());
+    /// The texts the frame being drawn had to shorten (reported in `data-scene`).
+    static CUT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` on the state of canvas `slot`.
@@ -195,6 +201,9 @@ fn wrap(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64, max_lines: usize
 
 fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
     let t = fit(ctx, s, max_w);
+    if t != s {
+        CUT.with(|c| c.borrow_mut().push(s.to_string()));
+    }
     if !t.is_empty() {
         let _ = ctx.fill_text(&t, x, y);
     }
@@ -267,7 +276,19 @@ impl CellBatch {
                     }
                     ctx.fill();
                 }
-                1 | 2 => {
+                1 => {
+                    ctx.set_stroke_style_str(col);
+                    outline(rs);
+                }
+                // Lost: the loudest mark, a tinted cell with a thick cross in the loss colour
+                // (drawn over all cells below), its tag colour kept as the outline.
+                2 => {
+                    ctx.set_fill_style_str(palette::LOST_TINT);
+                    ctx.begin_path();
+                    for r in rs {
+                        ctx.rect(r.x, r.y, r.w, r.h);
+                    }
+                    ctx.fill();
                     ctx.set_stroke_style_str(col);
                     outline(rs);
                 }
@@ -294,21 +315,27 @@ impl CellBatch {
                 }
             }
         }
-        // The crosses of skipped cells, in ink, one path.
-        ctx.set_stroke_style_str(palette::INK);
-        ctx.set_line_width(1.0);
+        // The crosses of lost cells, thick, in the loss colour, one path; they reach a little
+        // past the cell so that even a thin cell of a long log shows one.
+        ctx.set_stroke_style_str(palette::LOST);
+        ctx.set_line_width(2.2);
+        ctx.set_line_cap("round");
         ctx.begin_path();
         for ((fate, _), rs) in &self.groups {
             if *fate == 2 {
                 for r in rs {
-                    ctx.move_to(r.x + 1.0, r.y + 1.0);
-                    ctx.line_to(r.right() - 1.0, r.bottom() - 1.0);
-                    ctx.move_to(r.right() - 1.0, r.y + 1.0);
-                    ctx.line_to(r.x + 1.0, r.bottom() - 1.0);
+                    let half = (r.w.max(r.h * 0.5)) / 2.0;
+                    let (cx, cy) = (r.x + r.w / 2.0, r.mid_y());
+                    let hy = r.h / 2.0 + 1.0;
+                    ctx.move_to(cx - half, cy - hy);
+                    ctx.line_to(cx + half, cy + hy);
+                    ctx.move_to(cx + half, cy - hy);
+                    ctx.line_to(cx - half, cy + hy);
                 }
             }
         }
         ctx.stroke();
+        ctx.set_line_cap("butt");
         // The SQL92 verdict that skipped a message, where there is room for a letter.
         if !self.letters.is_empty() {
             ctx.set_text_align("center");
@@ -362,8 +389,18 @@ pub fn draw(
     ctx.set_text_align("left");
 
     let view = sim.view();
+    CUT.with(|c| c.borrow_mut().clear());
     with_state(slot, |st| {
-        let l = layout::layout(&view, cw, ch, &st.pages);
+        let mut l = layout::layout(&view, cw, ch, &st.pages);
+        // A tour's highlight on a page not shown: turn to the page that shows it.
+        if let Some(key) = st.highlight.as_deref().filter(|k| l.highlight_rect(&view, k).is_none()) {
+            if let Some(pages) = layout::pages_showing(&view, cw, ch, &st.pages, key) {
+                st.pages = pages;
+                l = layout::layout(&view, cw, ch, &st.pages);
+            }
+        }
+        st.highlight_rect = st.highlight.as_deref().and_then(|k| l.highlight_rect(&view, k));
+        st.redraw = false;
         let (busy, slots) = paint(&ctx, sim, &view, &l, t, clock, wall, st);
         let (dots, crosses) = paint_dots(&ctx, &view, &l, t, clock, slots);
         st.targets = l.targets();
@@ -441,6 +478,10 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         "badgeBoxes": st.badges.iter().map(|(b, shown, r)| json!({"text": b, "shown": shown,
             "x": r.x, "y": r.y, "w": r.w, "h": r.h})).collect::<Vec<_>>(),
         "width": l.canvas.w,
+        "font": l.font,
+        // The tour's highlight as drawn (canvas CSS px), and every text shortened with "…".
+        "highlight": st.highlight.as_ref().zip(st.highlight_rect).map(|(k, r)| json!({"key": k, "x": r.x, "y": r.y, "w": r.w, "h": r.h})),
+        "cut": CUT.with(|c| c.borrow().clone()),
     })
     .to_string()
 }
@@ -584,9 +625,12 @@ fn paint(
         let unowned = p.owners.is_empty() && p.unowned_reason.is_some();
         font(ctx, f, if unowned { "italic 400" } else { "400" });
         ctx.set_fill_style_str(palette::INK);
-        let label = if unowned { format!("{} (no owner)", row.label) } else { row.label.clone() };
-        text(ctx, &label, row.label_rect.x, row.label_rect.mid_y(), row.label_rect.w);
         let bar = row.bar;
+        let long = format!("{} (no owner)", row.label);
+        // "q0 (no owner)" where it fits; else "q0", with "no owner" said inside the (dashed) bar.
+        let no_owner_in_bar = unowned && measure(ctx, &long) > row.label_rect.w;
+        let label = if unowned && !no_owner_in_bar { long } else { row.label.clone() };
+        text(ctx, &label, row.label_rect.x, row.label_rect.mid_y(), row.label_rect.w);
         ctx.set_fill_style_str(palette::BG);
         ctx.fill_rect(bar.x, bar.y, bar.w, bar.h);
         if unowned {
@@ -603,6 +647,15 @@ fn paint(
         let start = p.log_end.saturating_sub(l.max_cells).max(p.log_start);
         let cells = sim.cells(p.id, start, p.log_end);
         let cell_w = bar.w / slots;
+        if no_owner_in_bar {
+            // After the last cell, where the bar is empty.
+            let free_x = bar.x + cells.len() as f64 * cell_w + 4.0;
+            font(ctx, f * 0.9, "italic 400");
+            ctx.set_fill_style_str(palette::MUTED);
+            if bar.right() - free_x >= measure(ctx, "no owner") {
+                text(ctx, "no owner", free_x, bar.mid_y(), bar.right() - free_x - 2.0);
+            }
+        }
         let gap = if cell_w >= 4.0 { 1.0 } else { 0.0 };
         for (k, c) in cells.iter().enumerate() {
             let r =
@@ -904,8 +957,8 @@ fn paint_dots(ctx: &CanvasRenderingContext2d, view: &View, l: &Layout, t: &Track
 /// The keyboard focus ring and the tour's highlight.
 fn paint_focus(ctx: &CanvasRenderingContext2d, st: &CanvasState, l: &Layout) {
     ctx.set_stroke_style_str(palette::FOCUS);
-    if let Some(key) = &st.highlight {
-        if let Some(r) = st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1) {
+    if st.highlight.is_some() {
+        if let Some(r) = st.highlight_rect {
             ctx.set_line_width(3.0);
             rounded(ctx, Rect::new(r.x - 4.0, r.y - 3.0, r.w + 8.0, r.h + 6.0), 8.0);
             ctx.stroke();
@@ -962,12 +1015,22 @@ fn turn_page(st: &mut CanvasState, list: &str) {
 
 /// Sets (or clears) the tour's highlight, by target key (`broker:<name>`, `consumer:<name>`...).
 pub fn set_highlight(key: Option<String>) {
-    with_state(0, |st| st.highlight = key);
+    with_state(0, |st| {
+        if st.highlight != key {
+            st.highlight = key;
+            st.redraw = true;
+        }
+    });
+}
+
+/// Whether the canvas must be drawn again although the model did not change (a new highlight).
+pub fn wants_redraw() -> bool {
+    with_state(0, |st| st.redraw)
 }
 
 /// Where a target was drawn in the last frame (CSS px in the canvas), for placing a caption.
 pub fn rect_of(key: &str) -> Option<Rect> {
-    with_state(0, |st| st.target_keys.iter().position(|k| k.as_deref() == Some(key)).map(|i| st.targets[i].1))
+    with_state(0, |st| st.highlight_rect.filter(|_| st.highlight.as_deref() == Some(key)))
 }
 
 /// Starts over: pages and focus of the previous scenario no longer apply.

@@ -1,6 +1,7 @@
 //! Colours of the canvas. One meaning per colour: hues are for tags and keys only (the Okabe–Ito
 //! palette, safe for the common colour-vision deficiencies); everything else is ink and greys, and
-//! states are told apart by shape, fill and dash, never by hue.
+//! states are told apart by shape, fill and dash, never by hue alone. The one exception is loss,
+//! the lesson most runs teach: a lost message is a thick red cross, loud in shape and in colour.
 
 use crate::sim::model::NO_KEY;
 
@@ -18,6 +19,11 @@ pub const BOX: &str = "#f9fafb";
 pub const BOX_OFF: &str = "#f3f4f6";
 /// Assignment edges and heartbeats: ink, lighter.
 pub const EDGE: &str = "#64748b";
+/// A lost message (skipped by a filter, never consumed by its group): the one hue that is not
+/// a tag's, and only ever drawn as a thick cross, so shape tells it apart where colour cannot.
+pub const LOST: &str = "#b91c1c";
+/// The fill behind a lost message's cross.
+pub const LOST_TINT: &str = "#fde2e2";
 /// Tour highlight and keyboard focus.
 pub const FOCUS: &str = "#111827";
 

@@ -191,6 +191,9 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
         let topic = topic.clone();
         move || validate(&topic, sql.get_untracked(), version, &text.get_untracked()).err()
     };
+    // What this field last entered: Enter and the change event that follows it are one action,
+    // so the second finds its text entered already (the field is not re-rendered in between).
+    let entered = StoredValue::new((spec.expression.clone(), sql0));
     let commit = {
         let check = check.clone();
         let spec = spec.clone();
@@ -202,9 +205,10 @@ fn SubscriptionInput(client_id: String, spec: SubscriptionSpec) -> impl IntoView
             err.set(None);
             let t = text.get_untracked();
             let ty = sql.get_untracked().then(|| "SQL92".to_string());
-            if t == spec.expression && is_sql(ty.as_deref()) == is_sql(spec.expression_type.as_deref()) {
+            if entered.with_value(|(e, was_sql)| *e == t && *was_sql == is_sql(ty.as_deref())) {
                 return;
             }
+            entered.set_value((t.clone(), is_sql(ty.as_deref())));
             let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);
             enter(
                 sim,

@@ -70,12 +70,17 @@ pub fn Tables() -> impl IntoView {
                 for e in hs.iter().rev().take(30) {
                     let old = e.old_expression.clone().unwrap_or_else(|| "∅".into());
                     let new = e.new_expression.clone().unwrap_or_else(|| "∅".into());
+                    // A newer subVersion with the same expression changes nothing the group sees:
+                    // not an alarm.
+                    let (class, word) = match e.change {
+                        "overwritten" if old == new => ("same", "rewritten, unchanged"),
+                        c => (c, c),
+                    };
                     let _ = write!(
                         h,
-                        "<li><span class=\"muted\">{}</span> <span class=\"chg {c}\">{c}</span>{}</li>",
+                        "<li><span class=\"muted\">{}</span> <span class=\"chg {class}\">{word}</span>{}</li>",
                         fmt_ms(e.at),
                         esc(&format!(" {group} {}: {old} → {new} by {}", e.topic, e.by_client)),
-                        c = e.change,
                     );
                 }
             }

@@ -76,19 +76,26 @@ fn SubscriptionEditor(client: String, spec: Option<SubscriptionSpec>) -> impl In
             .unwrap_or(Err("no Kafka model".into()))
     };
     let id = client.clone();
+    // What this field last entered: Enter and the change event that follows it are one action.
+    let entered = StoredValue::new(spec.clone());
     let commit = move || match check() {
         Err(e) => err.set(Some(e)),
         Ok(s) => {
             err.set(None);
-            if Some(&s) == spec.as_ref() {
+            if entered.with_value(|e| e.as_ref() == Some(&s)) {
                 return;
             }
+            let before = entered.get_value();
+            entered.set_value(Some(s.clone()));
             let generation =
                 sim.peek_as::<World, _>(|w| w.find_consumer(&id).map(|c| generation_of(&w.consumers[c]))).flatten().unwrap_or(-1);
             let what = s.describe();
             match enter(sim, Action::Subscribe { client_id: id.clone(), subscription: s }) {
                 Ok(()) => pending.set(Some(Pending::Subscription { client: id.clone(), what, generation })),
-                Err(e) => err.set(Some(e)),
+                Err(e) => {
+                    entered.set_value(before);
+                    err.set(Some(e));
+                }
             }
         }
     };
