@@ -57,7 +57,9 @@ fn move_text(m: &Move) -> String {
 
 /// "3 partitions, the longest 1.998 s" for the times without an owner so far.
 fn gaps_text(gaps: &[Gap], now: Millis) -> String {
+    // A partition may have been without an owner more than once: count it once.
     let mut parts: Vec<&str> = gaps.iter().map(|g| g.partition.as_str()).collect();
+    parts.stable_sort();
     parts.dedup();
     let longest = gaps.iter().map(|g| g.to.unwrap_or(now) - g.from).max().unwrap_or(0);
     match gaps.len() {

@@ -98,7 +98,7 @@ pub struct Sim {
     /// Slow down around key moments and skip idle stretches while playing.
     pub pacing: RwSignal<bool>,
     /// While Pace plays slower or faster than the chosen speed: log10 of the speed it plays at
-    /// (rounded to a tenth), so the speed label can say so.
+    /// (rounded to a half), so the speed label can say so.
     pub paced_log: RwSignal<Option<f64>>,
     pub tour: RwSignal<Option<TourRun>>,
     /// The text of the `aria-live` region.
