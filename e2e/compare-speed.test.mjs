@@ -21,8 +21,19 @@ function pct(xs, p) {
 const dotsOf = (testid) => Number(document.querySelector(`[data-testid="${testid}"]`)?.dataset.dots ?? 0);
 
 test('compare view: frame work p95 with 5,000 messages in flight on each side', async () => {
-  const { page, errors } = await openPage(ctx, { fragment: '#bench' });
-  await page.waitForFunction(() => Array.isArray(window.__mqvizFrameMs));
+  // `#bench` plays from its first frame, so the page never settles (`data-ready` is absent while it
+  // plays) and `openPage`'s wait for that would not end: open the page plain, then go to `#bench`
+  // as a new document (a fragment change alone is a link the page follows, and a bench is not),
+  // and wait for the bench's own run (`own:`), playing, with its frame-time samples.
+  const { page, errors } = await openPage(ctx);
+  await page.goto('about:blank');
+  await page.goto(`${ctx.baseUrl}#bench`);
+  await page.waitForFunction(
+    () =>
+      Array.isArray(window.__mqvizFrameMs) &&
+      document.querySelector('[data-testid="sim-time"]')?.dataset.run?.startsWith('own:') &&
+      document.querySelector('[data-testid="pause"]') !== null,
+  );
   await page.click('[data-testid="compare-open"]');
   const select = page.locator('[data-testid="compare-select"]');
   const label = await select.locator('option').nth(1).textContent();

@@ -92,18 +92,45 @@ export async function openPage(ctx, { viewport = { width: 1280, height: 800 }, f
   const requests = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname.split('/').pop()));
   await page.goto(`${ctx.baseUrl}${fragment}`);
-  await page.waitForSelector('[data-testid="sim-time"]');
-  // A preset other than the default arrives after the first view (its text, maybe its model's
-  // code): wait for it, or for the error that says why not.
+  // The page says when it shows what was asked for (`data-ready` on the clock, see
+  // `Sim::ready`): the run is in, nothing is being fetched, no seek is under way, the panels
+  // have caught up. A link's preset arrives after the first view, and a link's `t=` seeks once
+  // it has: wait for the preset it names, or for the error that says why not.
   const named = /(?:^#|&)preset=([^&]+)/.exec(fragment);
-  if (named && !/(?:^#|&)embed(?:&|$)/.test(fragment)) {
-    const file = named[1].endsWith('.json') ? named[1] : `${named[1]}.json`;
-    await page.waitForFunction(
-      (file) => ['own', file].includes(document.querySelector('[data-testid="preset-select"]')?.dataset.loaded) || document.querySelector('[role="alert"]'),
-      file,
-    );
-  }
+  const file = named ? (named[1].endsWith('.json') ? named[1] : `${named[1]}.json`) : null;
+  await page.waitForFunction(
+    (file) => {
+      const ready = document.querySelector('[data-testid="sim-time"]')?.dataset.ready;
+      if (ready === undefined) return false;
+      // With a seed or edits the preset's run is the page's own.
+      const ofLink = file === null || ready.startsWith(`${file}:`) || ready.startsWith('own:');
+      return ofLink || document.querySelector('[role="alert"]') !== null;
+    },
+    file,
+  );
   return { page, errors, requests };
+}
+
+/// The identity of the run shown (`<preset file or own>:<n>`), whether or not it is ready.
+export async function runId(page) {
+  return page.getAttribute('[data-testid="sim-time"]', 'data-run');
+}
+
+/// Waits until the page shows what was asked for (`data-ready`), and returns the run's identity.
+/// `after`: a run identity read before an action that installs a new run; the wait is then for
+/// another run. `file`: the preset file the run must be of.
+export async function waitReady(page, { after = null, file = null, timeout = 30000 } = {}) {
+  const h = await page.waitForFunction(
+    ({ after, file }) => {
+      const ready = document.querySelector('[data-testid="sim-time"]')?.dataset.ready;
+      if (ready === undefined || ready === after) return false;
+      if (file !== null && !ready.startsWith(`${file}:`)) return false;
+      return ready;
+    },
+    { after, file },
+    { timeout },
+  );
+  return h.jsonValue();
 }
 
 export async function simMs(page) {
@@ -142,8 +169,8 @@ export async function waitScene(page, pred, timeout = 10000) {
 export async function loadPreset(page, file) {
   const i = await page.$eval('[data-testid="preset-select"]', (s, f) => [...s.options].findIndex((o) => o.dataset.file === f), file);
   assert.ok(i >= 0, `no preset ${file}`);
+  const before = await runId(page);
   await page.selectOption('[data-testid="preset-select"]', String(i));
-  // A Kafka or Pulsar preset loads once its model's code has been fetched.
-  await page.waitForFunction((f) => document.querySelector('[data-testid="preset-select"]').dataset.loaded === f, file);
-  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0');
+  // A Kafka or Pulsar preset loads once its model's code has been fetched: wait for its run.
+  await waitReady(page, { after: before, file });
 }

@@ -13,11 +13,33 @@ async function atEnd(page) {
   // The shortcut is ignored while a field has the focus.
   await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press('End');
-  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"]');
+  // At the end, the seek done and the panels caught up with it.
+  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"][data-ready]');
+}
+
+/// Waits until the page is settled and the canvas has drawn what it shows.
+// NEEDS-SIGNAL: the canvas does not say which run, time or model version it drew (`data-scene`
+// names none), so after the page settled the wait is for two of the page's animation frames: the
+// frame loop draws a changed model in the first frame after the change.
+async function drawn(page) {
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/// Waits until an edit is entered (a mark more on the time bar than `before`) and the panels show it.
+async function entered(page, before) {
+  await page.waitForFunction(
+    (n) =>
+      document.querySelectorAll('[data-testid="edit-marks"] .mark').length > n &&
+      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
+    before,
+  );
 }
 
 /// What the Gantt drew last, once it has caught up with the simulated time.
 async function gantt(page) {
+  // The time the page settled at, not one a seek passes through.
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
   const t = await simMs(page);
   await page.waitForFunction(
     (t) => {
@@ -101,6 +123,8 @@ test('kafka-crash-redelivery: the crashed member is shown crashed and its record
 test('kafka-fetch-states: AWAIT_RESET and AWAIT_VALIDATION lanes and badges, the audit consumer fails', async () => {
   // Just after the leader change (t=8 s, validated at 8.005 s) the readers' positions wait for validation.
   const { page, errors } = await openPage(ctx, { fragment: '#preset=kafka-fetch-states&t=8004' });
+  // The scene at 8.004 s, not one drawn before the preset came or while the link's seek ran.
+  await drawn(page);
   const s = await scene(page);
   assert.ok(Object.keys(s.badges).some((b) => b.startsWith('AWAIT_VALIDATION')), JSON.stringify(s.badges));
   await atEnd(page);
@@ -108,6 +132,7 @@ test('kafka-fetch-states: AWAIT_RESET and AWAIT_VALIDATION lanes and badges, the
   const seen = new Set(g.rows.filter((r) => r.kind === 'partition').flatMap((r) => r.states));
   for (const st of ['INITIALIZING', 'AWAIT_RESET', 'AWAIT_VALIDATION', 'FETCHING']) assert.ok(seen.has(st), `${st} in ${[...seen]}`);
   assert.match(await page.getAttribute('[data-testid="kafka-member"][data-client-id="auditor"]', 'data-state'), /failed/);
+  await drawn(page);
   const end = await scene(page);
   assert.ok(Object.keys(end.badges).length > 0, 'partitions carry FetchState badges');
   await page.close();
@@ -153,13 +178,17 @@ test('editing: add a consumer, crash one, change the assignor: each is a timelin
   const block = page.locator('[data-testid="group"][data-group="billing"]');
   await block.locator('[data-testid="add-consumer"]').click();
   await page.waitForSelector('[data-testid="consumer-row"][data-client-id="c5"]');
+  await entered(page, 0);
   assert.match(await page.textContent('[data-testid="edit-feedback"]'), /c5 joins billing/);
   await page.locator('[data-testid="consumer-row"][data-client-id="c2"] [data-testid="consumer-crash"]').click();
   await page.waitForFunction(
     () => document.querySelector('[data-client-id="c2"] [data-testid="consumer-state"]').dataset.running === 'false',
   );
+  await entered(page, 1);
   assert.match(await page.textContent('[data-testid="edit-feedback"]'), /c2 crashed/);
   await block.locator('[data-testid="assignor-select"]').selectOption({ label: 'cooperative-sticky (COOPERATIVE)' });
+  // The feedback and the log are there already (of the edits before): wait for this edit.
+  await entered(page, 2);
   assert.match(await page.textContent('[data-testid="edit-feedback"]'), /applies at the next rebalance/);
   const log = await page.textContent('[data-testid="event-log"]');
   assert.match(log, /addConsumer c5 to billing/);
@@ -182,6 +211,25 @@ test('editing: add a consumer, crash one, change the assignor: each is a timelin
   assert.deepEqual(errors, []);
 });
 
+/// After a resize: waits until the canvas and the lag plot have been drawn at their new size (each
+/// sizes itself to its box when it draws: the scene's `width`, the plot's pixel width).
+async function redrawnAtSize(page) {
+  await page.waitForFunction(() => {
+    const c = document.querySelector('[data-testid="canvas-topology"]');
+    const drawnAt = JSON.parse(c?.getAttribute('data-scene') || 'null')?.width;
+    const canvasOk = !c || drawnAt === Math.max(200, c.clientWidth);
+    const p = document.querySelector('[data-testid="kafka-lag-plot"]');
+    const dpr = Math.max(1, devicePixelRatio);
+    // A plot smaller than 40 px either way is not drawn at all.
+    const plotOk =
+      !p ||
+      p.clientWidth < 40 ||
+      p.clientHeight < 40 ||
+      (p.width === Math.round(p.clientWidth * dpr) && p.height === Math.round(p.clientHeight * dpr));
+    return canvasOk && plotOk;
+  });
+}
+
 test('screenshots at 1280×800 and 800×600, and axe finds no violations', async () => {
   const { page, errors } = await openPage(ctx, { fragment: '#preset=kafka-eager-join&t=17000' });
   await gantt(page);
@@ -202,10 +250,13 @@ test('screenshots at 1280×800 and 800×600, and axe finds no violations', async
   await page.waitForFunction(() => (document.querySelector('[data-testid="kafka-lag-plot"]')?.dataset.drawn || '').startsWith('12:'));
   await page.screenshot({ path: join(artifacts, 'kafka-lag.png') });
   await page.setViewportSize({ width: 800, height: 600 });
-  await page.waitForTimeout(200);
+  await redrawnAtSize(page);
   await page.screenshot({ path: join(artifacts, 'kafka-lag-800x600.png') });
-  await page.click('[data-testid="tab-inspector"]').catch(() => {});
-  await page.waitForTimeout(100);
+  const switched = await page.click('[data-testid="tab-inspector"]').then(
+    () => true,
+    () => false,
+  );
+  if (switched) await page.waitForSelector('[data-testid="tab-inspector"][aria-selected="true"]');
   await page.screenshot({ path: join(artifacts, 'kafka-800x600.png') });
   await page.screenshot({ path: join(artifacts, 'kafka-800x600-full.png'), fullPage: true });
   await page.close();

@@ -15,7 +15,10 @@ function pct(xs, p) {
   return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
 }
 
+/// The end of the bench's run: read once the page shows that run (a scenario of its own,
+/// `own:<n>`), settled.
 async function until(page) {
+  await page.waitForSelector('[data-testid="sim-time"][data-ready^="own:"]');
   return Number(await page.getAttribute('[data-testid="sim-time"]', 'data-until'));
 }
 
@@ -47,6 +50,8 @@ test(`a seek to the end of ${MESSAGES} messages runs in slices: progress shown, 
   // The digest is hashed after the seek, a slice a frame: how long until it shows.
   await page.waitForSelector('[data-testid="digest"][data-pending="false"]', { timeout: 120000 });
   const digestShownMs = Math.round(await page.evaluate(() => performance.now() - window.__seek.t0));
+  // The seek is over and the page caught up with it (the progress bar is gone with the seek).
+  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"][data-ready]');
   assert.ok(s.progressSeen, 'a progress bar showed while seeking');
   assert.equal(await page.$('[data-testid="seek-progress"]'), null, 'the progress bar goes away at the end');
   assert.equal(await simMs(page), end);
@@ -70,12 +75,19 @@ test('a seek can be cancelled (button or Escape) and stops where it got to; seek
   const { page, errors } = await openPage(ctx, { fragment: `#bench=${3 * MESSAGES}` });
   const end = await until(page);
   await page.keyboard.press('End');
-  await page.waitForSelector('[data-testid="seek-progress"]');
-  await page.waitForTimeout(300);
+  // Under way, and past the start: the playhead has moved while the progress bar shows.
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-testid="seek-progress"]') !== null &&
+      Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) > 0,
+  );
   await page.keyboard.press('Escape');
+  // Cancelled: the bar goes, and the page settles where the seek stopped.
   await page.waitForSelector('[data-testid="seek-progress"]', { state: 'detached' });
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
   const stopped = await simMs(page);
   assert.ok(stopped > 0 && stopped < end, `stopped part-way (${stopped} of ${end})`);
+  // The cancel has been handled (above); these 300 ms prove that the seek does not go on.
   await page.waitForTimeout(300);
   assert.equal(await simMs(page), stopped, 'a cancelled seek stays where it stopped');
   // The button does the same.
@@ -83,11 +95,19 @@ test('a seek can be cancelled (button or Escape) and stops where it got to; seek
   await page.waitForSelector('[data-testid="seek-progress"]');
   await page.click('[data-testid="seek-cancel"]');
   await page.waitForSelector('[data-testid="seek-progress"]', { state: 'detached' });
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
   const second = await simMs(page);
   assert.ok(second >= stopped && second < end, `the second seek went on from ${stopped} to ${second}`);
   // The playhead still works afterwards: Home goes back to the start.
   await page.keyboard.press('Home');
-  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0', null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => {
+      const clock = document.querySelector('[data-testid="sim-time"]');
+      return clock.dataset.ms === '0' && clock.dataset.ready !== undefined;
+    },
+    null,
+    { timeout: 60000 },
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -106,12 +126,21 @@ test(`a ${LONG_RUN}-message run goes to its end in the tab, inside the memory bu
     polling: 500,
   });
   const seconds = (Date.now() - t0) / 1000;
+  // The page text read below follows once the seek is done and the panels caught up.
+  await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"][data-ready]');
   assert.equal(await simMs(page), end, 'the run reached its end');
   const text = await page.textContent('body');
   assert.ok(!text.includes('memory budget'), 'the memory budget did not stop the run');
   // The page still answers: Home goes back to the start (a checkpoint restore).
   await page.keyboard.press('Home');
-  await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '0', null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => {
+      const clock = document.querySelector('[data-testid="sim-time"]');
+      return clock.dataset.ms === '0' && clock.dataset.ready !== undefined;
+    },
+    null,
+    { timeout: 60000 },
+  );
   const figures = { messages: LONG_RUN, runToEndSeconds: Math.round(seconds * 10) / 10 };
   writeFileSync(join(artifacts, 'long-run.json'), JSON.stringify(figures, null, 2));
   console.log(`LONG RUN ${JSON.stringify(figures)}`);

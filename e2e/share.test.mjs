@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, simMs, waitScene, loadPreset, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, waitScene, loadPreset, runId, waitReady, artifacts } from './harness.mjs';
 
 const ctx = useBrowser({ subPath: 'docs/mqviz/' });
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,14 +17,41 @@ const SEED = 'seed-same-topic-different-tags.json';
 const preset = (f) => readFileSync(join(root, 'static', 'scenarios', f), 'utf8');
 
 async function digest(page) {
-  // The digest shows once every log line is hashed (a slice a frame after a long seek).
-  await page.waitForSelector('[data-testid="digest"][data-pending="false"]');
+  // The digest of the run as it stands: the page settled (the panels, the digest among them, are
+  // brought up to date with the model together), and every log line hashed (a slice a frame
+  // after a long seek). A digest shown before the last action may say "pending=false" too.
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined &&
+      document.querySelector('[data-testid="digest"]').dataset.pending === 'false',
+  );
   return (await page.textContent('[data-testid="digest"]')).replace('digest ', '').trim();
 }
 
 async function pauseIfPlaying(page) {
   const pause = await page.$('[data-testid="pause"]');
   if (pause) await pause.click().catch(() => {});
+  // Paused, the panels catch up: `data-ready` is absent while the page plays.
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
+}
+
+/// Waits until an edit is entered (a mark more on the time bar than `before`) and the panels show it.
+async function entered(page, before) {
+  await page.waitForFunction(
+    (n) =>
+      document.querySelectorAll('[data-testid="edit-marks"] .mark').length > n &&
+      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
+    before,
+  );
+}
+
+/// Waits until the page is settled and the canvas has drawn what it shows.
+// NEEDS-SIGNAL: the canvas does not say which run, time or model version it drew (`data-scene`
+// names none), so after the page settled the wait is for two of the page's animation frames: the
+// frame loop draws a changed model in the first frame after the change.
+async function drawn(page) {
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
 async function runTo(page, t) {
@@ -38,7 +65,11 @@ async function runTo(page, t) {
     },
     t,
   );
-  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="sim-time"]').dataset.ms) === v, t);
+  // A long seek goes on in slices; the panels follow once it is done.
+  await page.waitForFunction((v) => {
+    const clock = document.querySelector('[data-testid="sim-time"]');
+    return Number(clock.dataset.ms) === v && clock.dataset.ready !== undefined;
+  }, t);
 }
 
 test('1. open, paste and drop scenarios; errors have paths; an exported run reproduces its digest with mqviz run', async () => {
@@ -51,29 +82,40 @@ test('1. open, paste and drop scenarios; errors have paths; an exported run repr
   const bad = JSON.parse(preset('consistent-group.json'));
   bad.groups[0].consumers[0].colour = 'red';
   await page.fill('[data-testid="paste-text"]', JSON.stringify(bad));
+  // The first error is still shown: wait for the one this load gives.
+  const parseError = await page.textContent('[data-testid="share-error"]');
   await page.click('[data-testid="paste-load"]');
+  await page.waitForFunction((was) => document.querySelector('[data-testid="share-error"]')?.textContent !== was, parseError);
   assert.match(await page.textContent('[data-testid="share-error"]'), /\$\.groups\[0\]\.consumers\[0\]\.colour: unknown field/);
   assert.match(await page.textContent('h1'), /Same topic, different tags/, 'the current run is untouched');
   // A valid pasted scenario loads as "your scenario".
   const own = JSON.parse(preset('consistent-group.json'));
   own.name = 'My review group';
   await page.fill('[data-testid="paste-text"]', JSON.stringify(own));
+  let before = await runId(page);
   await page.click('[data-testid="paste-load"]');
+  await waitReady(page, { after: before });
   await page.waitForFunction(() => document.querySelector('h1').textContent.includes('My review group'));
   assert.ok(await page.$('[data-testid="own-scenario"]'));
   // The file picker and drag-and-drop.
   const file = { name: 'picked.json', mimeType: 'application/json', buffer: Buffer.from(preset('sql92-filter.json')) };
+  before = await runId(page);
   await page.setInputFiles('[data-testid="file-input"]', file);
+  // Read from the file, then installed once the SQL92 engine it needs is in the page.
+  await waitReady(page, { after: before });
   await page.waitForFunction(() => document.querySelector('h1').textContent.includes('SQL92'));
+  before = await runId(page);
   await page.evaluate((text) => {
     const dt = new DataTransfer();
     dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
     document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, preset('consistent-group.json'));
+  await waitReady(page, { after: before });
   await page.waitForFunction(() => document.querySelector('h1').textContent.includes('Consistent'));
   // Edit, run on, export: the exported file reproduces the run's digest on the command line.
   await runTo(page, 12000);
   await page.click('button[aria-label="crash ConsumerA"]');
+  await entered(page, 0);
   await runTo(page, 40000);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
   const path = join(artifacts, 'exported-run.json');
@@ -93,22 +135,37 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   const { page, requests } = await openPage(ctx, { fragment: `#preset=${SEED}` });
   await runTo(page, 20000);
   await page.click('button[aria-label="crash ConsumerA"]');
+  await entered(page, 0);
   await page.click('[data-testid="add-consumer"]');
+  await entered(page, 1);
   await runTo(page, 45000);
+  // The link shows once it is written (the link packer is fetched first); no link showed before.
   await page.click('[data-testid="copy-link"]');
+  await page.waitForSelector('[data-testid="share-link"]');
   const link = await page.inputValue('[data-testid="share-link"]');
   assert.match(link, /docs\/mqviz\/#preset=seed-same-topic-different-tags&edits=[\w-]+&t=45000/);
   const want = await digest(page);
-  // The address bar follows the page.
+  // The address bar follows the page. It is written by an effect once the run settled and the
+  // link packer is in the page (a fetch `data-ready` does not cover): wait for the write.
+  await page.waitForFunction(() => location.hash.includes('t=45000'));
   assert.ok((await page.evaluate(() => location.hash)).includes('t=45000'));
   const other = await openPage(ctx, { fragment: link.slice(link.indexOf('#')) });
-  await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '45000');
+  // A link with edits is a run of the page's own (`own:`), at the link's playhead.
+  await other.page.waitForFunction(() => {
+    const clock = document.querySelector('[data-testid="sim-time"]');
+    return clock.dataset.ms === '45000' && (clock.dataset.ready || '').startsWith('own:');
+  });
   assert.equal(await digest(other.page), want, 'the link rebuilds the identical run');
   assert.deepEqual(other.errors, []);
   // Packing and unpacking edits are fetched, each once, by the first link that carries them:
   // the writer fetched the packer only, and the reader the unpacker (and the packer, to write
   // the address bar back).
   const fetched = (reqs, f) => reqs.filter((r) => r === f).length;
+  // The reader asks for the packer in the background once the run is shown, a fetch `data-ready`
+  // does not cover: wait until it has asked (a listener added now hears a later request).
+  if (fetched(other.requests, 'split_packer.wasm') === 0) {
+    await other.page.waitForEvent('request', (r) => new URL(r.url()).pathname.endsWith('/split_packer.wasm'));
+  }
   assert.equal(fetched(requests, 'split_packer.wasm'), 1, requests.join(' '));
   assert.equal(fetched(requests, 'split_links.wasm'), 0, requests.join(' '));
   assert.equal(fetched(other.requests, 'split_links.wasm'), 1, other.requests.join(' '));
@@ -116,20 +173,36 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   // Old links keep working.
   await other.page.goto(`${ctx.baseUrl}#preset=consistent-group&t=60000&speed=10`);
   await other.page.reload();
-  await other.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '60000');
+  // The reloaded document: its preset is fetched on demand, then the link seeks to its `t=`.
+  await other.page.waitForFunction(() => {
+    const clock = document.querySelector('[data-testid="sim-time"]');
+    return clock.dataset.ms === '60000' && (clock.dataset.ready || '').startsWith('consistent-group.json:');
+  });
   // Following hashchange: changing the fragment loads what it names.
+  const before = await runId(other.page);
   await other.page.evaluate(() => {
     location.hash = '#preset=sql92-filter&t=20000';
   });
+  await waitReady(other.page, { after: before, file: 'sql92-filter.json' });
   await other.page.waitForFunction(() => document.querySelector('h1').textContent.includes('SQL92'));
   // Hostile or broken fragments give an error, quickly, and the page keeps working.
   const bomb = 'edits=' + 'A'.repeat(20000);
   for (const frag of ['#edits=@@@', '#edits=eJzLSM3JyQcABiwCFQ', '#scenario=AAAA', `#${bomb}`, '#t=5&preset=nope', '#seed=-1']) {
+    // The error of the fragment before is still shown: wait for this fragment's (each says
+    // something else), not for an error element.
+    const shown = await other.page.$$eval('.explain .error', (l) => l.map((e) => e.textContent).join('\n'));
     const started = Date.now();
     await other.page.evaluate((f) => {
       location.hash = f;
     }, frag);
-    await other.page.waitForSelector('.explain .error', { timeout: 5000 });
+    await other.page.waitForFunction(
+      (was) => {
+        const now = [...document.querySelectorAll('.explain .error')].map((e) => e.textContent).join('\n');
+        return now !== '' && now !== was;
+      },
+      shown,
+      { timeout: 5000 },
+    );
     assert.ok(Date.now() - started < 5000, `${frag} took too long`);
     assert.match(await other.page.textContent('.explain .error'), /column \d+|link/);
   }
@@ -146,8 +219,12 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   }).join('');
   await page.click('[data-testid="paste-open"]');
   await page.fill('[data-testid="paste-text"]', JSON.stringify(big));
+  const mine = await runId(page);
   await page.click('[data-testid="paste-load"]');
+  await waitReady(page, { after: mine });
+  // No error showed on this page before: the refusal is the first.
   await page.click('[data-testid="copy-link"]');
+  await page.waitForSelector('[data-testid="share-error"]');
   assert.match(await page.textContent('[data-testid="share-error"]'), /Export/);
   await page.close();
 });
@@ -169,10 +246,15 @@ test('3. the end of a story is not a wall: play on, edits after the end work, re
   // Reset asks before discarding the edit; Keep keeps it.
   await page.click('[data-testid="reset"]');
   await page.click('[data-testid="reset-cancel"]');
+  // Keep closes the question: the Reset button is back.
+  await page.waitForSelector('[data-testid="reset"]');
   assert.equal(await page.$$eval('[data-testid="edit-marks"] .mark', (m) => m.length), 1);
   await page.click('[data-testid="reset"]');
   assert.match(await page.textContent('[data-testid="reset-confirm"]'), /Discard 1 edits/);
+  // Discarding installs the preset's run anew.
+  const before = await runId(page);
   await page.click('[data-testid="reset-confirm"]');
+  await waitReady(page, { after: before });
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="edit-marks"] .mark').length === 0);
   await page.close();
 });
@@ -181,7 +263,9 @@ test('4. edits survive time travel; an edit in the past forks a branch that stay
   const { page } = await openPage(ctx, { fragment: `#preset=${SEED}` });
   await runTo(page, 20000);
   await page.click('button[aria-label="crash ConsumerA"]');
+  await entered(page, 0);
   await page.click('[data-testid="add-consumer"]');
+  await entered(page, 1);
   await runTo(page, 40000);
   const at40 = await digest(page);
   // Back to 15 s and forward to 40 s with the scrubber: the crash and the added consumer come back.
@@ -197,7 +281,9 @@ test('4. edits survive time travel; an edit in the past forks a branch that stay
   // An edit at 15 s starts a new branch; the old one is kept and can be switched back to.
   await runTo(page, 15000);
   await page.click('button[aria-label="stop ConsumerB"]');
+  // The first branch: the menu of branches was not there before.
   await page.waitForSelector('[data-testid="branch-select"]');
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
   await runTo(page, 40000);
   assert.notEqual(await digest(page), at40);
   await page.selectOption('[data-testid="branch-select"]', '0');
@@ -231,6 +317,9 @@ test('5. compare side by side: a preset opens into AVG vs CONSISTENT_HASH; a dif
 test('6. embed mode and the postMessage API, driven from the docs example page', async () => {
   const { page, errors } = await openPage(ctx, { fragment: '#embed&preset=consistent-group', viewport: { width: 640, height: 400 } });
   await page.waitForSelector('[data-testid="embed"]');
+  // The scene of the preset's run, not of the seed drawn while the preset was fetched (it has
+  // two consumers too).
+  await drawn(page);
   const s = await waitScene(page, (x) => x.rows.length > 0);
   assert.ok(s.consumers.length === 2);
   assert.ok(!(await page.$('.inspector-panel')), 'only the canvas and minimal controls');
@@ -243,7 +332,14 @@ test('6. embed mode and the postMessage API, driven from the docs example page',
   await docs.waitForFunction(() => window.mqvizMessages.filter((m) => m.type === 'state' && m.t === 12000).length === 2);
   await docs.click('#play');
   await docs.waitForFunction(() => window.mqvizMessages.some((m) => m.type === 'state' && m.playing && m.t > 12000));
+  const sent = await docs.evaluate(() => window.mqvizMessages.length);
   await docs.click('#pause');
+  // Each frame answers a command with its state: both paused before what follows.
+  await docs.waitForFunction(
+    (n) =>
+      [0, 1].every((f) => window.mqvizMessages.slice(n).some((m) => m.type === 'state' && m.frame === f && m.playing === false)),
+    sent,
+  );
   // Messages of an unexpected shape are refused with an error, never executed.
   const frame = docs.frameLocator('#left');
   await docs.evaluate(() => {
@@ -308,7 +404,9 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
   await page.waitForFunction(() => /\$\.until/.test(document.querySelector('[data-testid="share-error"]')?.textContent || ''));
   assert.equal(chunk(requests, 'pulsar'), 1);
   await page.fill('[data-testid="paste-text"]', preset('pulsar-failover.json'));
+  const before = await runId(page);
   await page.click('[data-testid="paste-load"]');
+  await waitReady(page, { after: before });
   await page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'own');
   // Back to a Kafka preset: its code is in the page already; so are the texts of one seen before.
   await loadPreset(page, 'kafka-cooperative-join.json');
@@ -322,7 +420,10 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
   // A link to a Pulsar run opens it at its playhead, and the address bar keeps the link meanwhile.
   const link = await openPage(ctx, { fragment: '#preset=pulsar-key-shared-join&t=4200' });
   await link.page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'pulsar-key-shared-join.json');
-  await link.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '4200');
+  await link.page.waitForFunction(() => {
+    const clock = document.querySelector('[data-testid="sim-time"]');
+    return clock.dataset.ms === '4200' && clock.dataset.ready !== undefined;
+  });
   assert.equal(await digest(link.page), cliDigest('pulsar-key-shared-join.json', 4200));
   assert.match(link.page.url(), /#preset=pulsar-key-shared-join&t=4200/);
   assert.equal(chunk(link.requests, 'pulsar'), 1);
@@ -354,6 +455,8 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
   await flaky.page.route('**/split_kafka.wasm', (r) => r.abort());
   await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'kafka-eager-join.json'));
   await flaky.page.waitForFunction(() => /Kafka model could not be loaded/.test(document.querySelector('[role="alert"]')?.textContent || ''));
+  // The failed fetch is over, and the picker has gone back to what runs.
+  await waitReady(flaky.page);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.selectedOptions[0].dataset.file), SEED, 'the picker shows what runs');
   await flaky.page.unroute('**/split_kafka.wasm');
@@ -361,6 +464,7 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
   await flaky.page.route('**/scenarios/consistent-group.json', (r) => r.abort());
   await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'consistent-group.json'));
   await flaky.page.waitForFunction(() => /“Consistent group \(control\)” could not be loaded/.test(document.querySelector('[role="alert"]')?.textContent || ''));
+  await waitReady(flaky.page);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), SEED);
   await flaky.page.unroute('**/scenarios/consistent-group.json');
   await loadPreset(flaky.page, 'consistent-group.json');
@@ -370,24 +474,37 @@ test('on demand: Kafka and Pulsar code, and preset texts, are fetched by the fir
     await new Promise((res) => setTimeout(res, 1500));
     await r.continue();
   });
+  // Listened for from before the request: `loadPreset` below waits until nothing is being
+  // fetched, so the slow chunk has arrived by the time it returns.
+  const kafkaArrived = flaky.page.waitForResponse('**/split_kafka.wasm');
   await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'kafka-eager-join.json'));
   await loadPreset(flaky.page, 'sql92-filter.json');
-  await flaky.page.waitForResponse('**/split_kafka.wasm');
+  await kafkaArrived;
+  // The late chunk's callback has run once nothing is being fetched (`data-ready`); the 300 ms
+  // then prove that nothing is loaded after it.
+  await waitReady(flaky.page, { file: 'sql92-filter.json' });
   await flaky.page.waitForTimeout(300);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), 'sql92-filter.json');
   // So does a run installed without asking for code: Reset of an own scenario, during a slow
   // Pulsar fetch.
   await flaky.page.click('[data-testid="paste-open"]');
   await flaky.page.fill('[data-testid="paste-text"]', preset('consistent-group.json'));
+  const pasted = await runId(flaky.page);
   await flaky.page.click('[data-testid="paste-load"]');
+  await waitReady(flaky.page, { after: pasted });
   await flaky.page.waitForFunction(() => document.querySelector('[data-testid="preset-select"]').dataset.loaded === 'own');
   await flaky.page.route('**/split_pulsar.wasm', async (r) => {
     await new Promise((res) => setTimeout(res, 1500));
     await r.continue();
   });
+  const pulsarArrived = flaky.page.waitForResponse('**/split_pulsar.wasm');
   await flaky.page.selectOption('[data-testid="preset-select"]', await optionValue(flaky.page, 'pulsar-failover.json'));
+  const own = await runId(flaky.page);
   await flaky.page.click('[data-testid="reset"]');
-  await flaky.page.waitForResponse('**/split_pulsar.wasm');
+  await pulsarArrived;
+  // Reset's run, shown once the slow chunk's callback has run (nothing is being fetched); the
+  // 300 ms then prove that nothing is loaded after it.
+  await waitReady(flaky.page, { after: own });
   await flaky.page.waitForTimeout(300);
   assert.equal(await flaky.page.$eval('[data-testid="preset-select"]', (s) => s.dataset.loaded), 'own');
   await flaky.page.unroute('**/split_pulsar.wasm');
@@ -412,6 +529,8 @@ test('on demand: the SQL92 engine is fetched by the first SQL92 subscription (ed
   await type.selectOption('SQL92');
   const failed = row.locator('[data-testid="subscription-error"]');
   await failed.waitFor();
+  // The failed fetch is over: the select is back to what holds.
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
   assert.match(await failed.textContent(), /SQL92 engine could not be loaded/);
   assert.equal(await log(), before);
   assert.equal(await type.inputValue(), 'TAG', 'the select shows what still holds');
@@ -422,6 +541,13 @@ test('on demand: the SQL92 engine is fetched by the first SQL92 subscription (ed
   await type.selectOption('SQL92');
   await fetched;
   await failed.waitFor({ state: 'detached' });
+  // The engine is in the page and the subscription entered with it: nothing is being fetched
+  // (`data-ready` is absent from the choice on) and the select holds SQL92.
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-testid="consumer-row"][data-client-id="ConsumerA"] [data-testid="subscription-type"]').value === 'SQL92' &&
+      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
+  );
   const input = row.locator('[data-testid="subscription-input"]');
   await input.fill('TAGS = ');
   const err = row.locator('[data-testid="sql-error"]');
@@ -433,6 +559,9 @@ test('on demand: the SQL92 engine is fetched by the first SQL92 subscription (ed
   await page.waitForFunction(() => document.querySelector('[data-testid="event-log"]').textContent.includes("TAGS = 'TagA'"));
   await runTo(page, 30000);
   const want = await digest(page);
+  // The address bar is written once the run settled and the link packer (a background fetch
+  // `data-ready` does not cover) is in the page: wait for the link of this playhead.
+  await page.waitForFunction(() => /[#&]t=30000(&|$)/.test(location.hash));
   const link = await page.evaluate(() => location.hash);
   assert.match(link, /edits=/);
   await page.close();
@@ -441,7 +570,10 @@ test('on demand: the SQL92 engine is fetched by the first SQL92 subscription (ed
   // A link whose edit subscribes with SQL92 fetches the engine before it builds the run, and the
   // run is the same.
   const linked = await openPage(ctx, { fragment: link });
-  await linked.page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]').dataset.ms === '30000');
+  await linked.page.waitForFunction(() => {
+    const clock = document.querySelector('[data-testid="sim-time"]');
+    return clock.dataset.ms === '30000' && clock.dataset.ready !== undefined;
+  });
   assert.equal(await digest(linked.page), want, 'the link rebuilds the identical run');
   assert.equal(engine(linked.requests), 1, linked.requests.join(' '));
   assert.deepEqual(linked.errors, []);
@@ -472,6 +604,7 @@ test('on demand: the link packer; a failed fetch is an error on Copy link, and a
   await page.route('**/split_packer.wasm', (r) => r.abort());
   await runTo(page, 20000);
   await page.click('button[aria-label="crash ConsumerA"]');
+  await entered(page, 0);
   await page.click('[data-testid="copy-link"]');
   await page.waitForFunction(() => /link writer could not be loaded/.test(document.querySelector('[data-testid="share-error"]')?.textContent || ''));
   assert.doesNotMatch(await page.evaluate(() => location.hash), /edits=/, 'the address bar keeps the last link it could write');
@@ -497,9 +630,13 @@ test('speed: a link with 100 edits and a playhead at 10 minutes draws its first 
   const { page } = await openPage(ctx);
   await page.click('[data-testid="paste-open"]');
   await page.fill('[data-testid="paste-text"]', JSON.stringify(scenario));
+  const before = await runId(page);
   await page.click('[data-testid="paste-load"]');
+  await waitReady(page, { after: before });
   await runTo(page, 600000);
+  // The link shows once it is written (no link showed on this page before).
   await page.click('[data-testid="copy-link"]');
+  await page.waitForSelector('[data-testid="share-link"]');
   const link = await page.inputValue('[data-testid="share-link"]');
   const want = await digest(page);
   await page.close();

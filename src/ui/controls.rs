@@ -273,6 +273,8 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
                 data-ms=move || sim_now().to_string()
                 data-until=move || until_ms().to_string()
                 data-at-end=move || (sim_now() >= until_ms()).to_string()
+                data-run=move || sim.run_id()
+                data-ready=move || sim.ready()
             >
                 {move || format!("t = {} / {}", fmt_ms(sim_now()), fmt_ms(until_ms()))}
             </span>

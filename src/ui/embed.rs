@@ -4,8 +4,8 @@
 //! Inbound (from the embedding page): `{"type": "load", "scenario": {...}}` (at most 1 MB of
 //! JSON), `{"type": "play"}`, `{"type": "pause"}`, `{"type": "seek", "t": ms}`,
 //! `{"type": "speed", "value": x}` (0.01..=100). Outbound (to `window.parent`): `{"type": "ready"}`
-//! once, `{"type": "state", "t", "digest", "playing"}` after every command and twice a second while
-//! playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
+//! once, `{"type": "state", "t", "digest", "playing"}` after every command (after a long `seek`,
+//! once the seek has arrived) and twice a second while playing, and `{"type": "error", "message"}`. A message of an unexpected shape is answered with
 //! an error and never executed. With `origin=a,b` in the link, only messages from those origins
 //! are carried out (others are ignored unanswered) and replies are posted to them alone. A `load` of a model whose code the page has not fetched yet waits
 //! for it, and the messages after it wait their turn; so do messages that come before the first
@@ -122,6 +122,8 @@ thread_local! {
     /// Messages that arrived while a `load` waited for its model's code to be fetched: carried
     /// out in order once it has arrived, so a `load` then `seek` seeks the loaded run.
     static QUEUED: RefCell<Option<Vec<Value>>> = const { RefCell::new(None) };
+    /// A `seek` still going on in slices, whose `state` is posted once it has arrived.
+    static SEEK_UNANSWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn receive(sim: Sim, msg: Value) {
@@ -135,7 +137,16 @@ fn receive(sim: Sim, msg: Value) {
         let needs_fetch =
             msg.get("type").and_then(Value::as_str) == Some("load") && msg.get("scenario").is_some_and(|s| !models::ready_for(s));
         if !needs_fetch {
-            return reply(handle(sim, &msg), sim);
+            let outcome = handle(sim, &msg);
+            // A long seek goes on in slices over the next frames: its `state` is posted when it
+            // has arrived (see `serve`), so that the `t` answered is the one asked for, and the
+            // messages after it wait their turn as they do behind a `load`.
+            if outcome.is_ok() && sim.seeking.get_untracked().is_some() {
+                SEEK_UNANSWERED.with(|s| s.set(true));
+                QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
+                return;
+            }
+            return reply(outcome, sim);
         }
         QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
         let scenario = msg.get("scenario").cloned().unwrap_or_default();
@@ -190,6 +201,17 @@ fn serve(sim: Sim) {
         }
     });
     StoredValue::new_local(tick);
+    // A seek that went on in slices has arrived (or was stopped where it got to): answer it now,
+    // then carry out what came after it.
+    Effect::new(move |_| {
+        if sim.seeking.get().is_some() || !SEEK_UNANSWERED.with(|s| s.replace(false)) {
+            return;
+        }
+        post(&state(sim));
+        for queued in QUEUED.with(|q| q.borrow_mut().take()).unwrap_or_default() {
+            receive(sim, queued);
+        }
+    });
     // The first run may still be on its way (a preset's text, a model's code): say `ready` once it
     // is in, and hold the messages that come before.
     QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
@@ -249,7 +271,13 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                         sim.peek(|m| m.name().to_string()).unwrap_or_default()
                     }}
                 </span>
-                <span class="clock" data-testid="sim-time" data-ms=move || now().to_string()>{move || fmt_ms(now())}</span>
+                <span
+                    class="clock"
+                    data-testid="sim-time"
+                    data-ms=move || now().to_string()
+                    data-run=move || sim.run_id()
+                    data-ready=move || sim.ready()
+                >{move || fmt_ms(now())}</span>
                 <a class="small" href=full target="_blank" rel="noopener">"open in mqviz ↗"</a>
             </div>
             <div class="embed-time">

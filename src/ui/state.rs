@@ -119,6 +119,8 @@ pub struct Sim {
     pub embed_origins: StoredValue<Option<Vec<String>>>,
     /// A long seek still under way: the frame loop advances it a slice per frame.
     pub seeking: RwSignal<Option<SeekJob>>,
+    /// Counts the runs installed: with the source, the identity of the run shown (`run_id`).
+    runs: RwSignal<u64>,
     /// Counts the runs asked for (preset, file, paste, link, comparison) and the runs installed.
     /// A run whose model's code is still being fetched is built only if nothing was asked for or
     /// installed since: the last choice wins, not the last fetch to finish.
@@ -198,6 +200,7 @@ impl Sim {
             embed: RwSignal::new(false),
             embed_origins: StoredValue::new(None),
             seeking: RwSignal::new(None),
+            runs: RwSignal::new(0),
             asked: StoredValue::new(0),
         };
         sim.load(0);
@@ -241,6 +244,7 @@ impl Sim {
                     self.preset.set(i);
                 }
                 self.source.set(source);
+                self.runs.update(|n| *n += 1);
                 self.load_error.set(None);
             }
             Err(e) => {
@@ -271,6 +275,29 @@ impl Sim {
             }
         }
         self.bump();
+    }
+
+    /// The run shown, as `<preset file or "own">:<n>`, n counting the runs installed (tracked).
+    pub fn run_id(&self) -> String {
+        let n = self.runs.get();
+        match self.source.get() {
+            Source::Preset(i) => format!("{}:{n}", CATALOGUE.get(i).map_or("", |p| p.file)),
+            Source::Own { .. } => format!("own:{n}"),
+        }
+    }
+
+    /// The run's identity once the page shows what was asked for, `None` while it does not yet:
+    /// while a run's texts or code or a link are being fetched, a seek is under way, it plays,
+    /// or the panels have not caught up with the model. The clock carries it as `data-ready`,
+    /// which is what the browser tests wait for before they read the page (tracked).
+    pub fn ready(&self) -> Option<String> {
+        let id = self.run_id();
+        let settled = super::fetching::what().is_none()
+            && self.seeking.get().is_none()
+            && !self.playing.get()
+            && self.version.get() == self.ui_version.get()
+            && self.model.with_value(Option::is_some);
+        settled.then_some(id)
     }
 
     /// Asks for a run: the ticket stays current until another run is asked for or installed.
