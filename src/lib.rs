@@ -1,20 +1,6 @@
-//! mqviz: a deterministic message-broker consumption simulator.
-//!
-//! `sim` is the pure core (no UI crates, no wall clock); `ui` is the Leptos front end behind the
-//! default `web` feature. See ARCHITECTURE.md for the code map and its invariants.
-
-pub use mqviz_sim as sim;
+//! mqviz's browser app: the Leptos UI (`ui`, behind the default `web` feature) over the pure core
+//! in `crates/` (engine, model, one crate per broker, app). The UI reads the core's state and
+//! never re-implements broker logic. See ARCHITECTURE.md for the code map and its invariants.
 
 #[cfg(feature = "web")]
 pub mod ui;
-
-pub mod bench;
-pub mod bench_filters;
-pub mod bench_kafka;
-pub mod bench_kafka_sim;
-pub mod bench_pulsar;
-pub mod bench_pulsar_sim;
-// The command line has no place in the page.
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub mod cli;
-pub mod fuzz;

@@ -2,13 +2,13 @@
 //! their event-log digests with the same golden file the native test checks.
 #![cfg(target_arch = "wasm32")]
 
-use mqviz::sim::model::{run, run_rocketmq};
-use mqviz::sim::presets::{by_file, PRESETS};
+use mqviz_app::presets::{by_file, PRESETS};
+use mqviz_app::registry::{run, run_rocketmq};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const GOLDEN: &str = include_str!("golden/digests.txt");
+const GOLDEN: &str = include_str!("../crates/app/tests/golden/digests.txt");
 
 #[wasm_bindgen_test]
 fn preset_digests_match_native_golden() {

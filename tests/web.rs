@@ -123,7 +123,7 @@ async fn clicking_a_log_row_shows_its_provenance() {
 
 #[wasm_bindgen_test]
 async fn an_invalid_sql92_expression_shows_an_inline_error_at_its_position() {
-    let sql = mqviz::sim::presets::PRESETS.iter().position(|p| p.file == "sql92-filter.json").expect("sql92 preset");
+    let sql = mqviz_app::presets::PRESETS.iter().position(|p| p.file == "sql92-filter.json").expect("sql92 preset");
     let div = mount(move |sim| sim.load(sql), || view! { <Editor /> });
     tick().await;
     let row = div.query_selector("[data-client-id=SqlConsumer]").ok().flatten().expect("SqlConsumer row");

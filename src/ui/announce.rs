@@ -1,9 +1,9 @@
 //! Sentences for the page's `aria-live` region: what changed between two neutral views, said the
 //! way a viewer would ("ConsumerB now owns q0–q3", "broker-a: TopicTestA ⇐ TagB (ConsumerB, …)").
 
-use crate::sim::vec_map::VecMap;
+use mqviz_engine::vec_map::VecMap;
 
-use crate::sim::model::View;
+use mqviz_model::View;
 
 /// At most this many sentences per announcement: the rest is in the panels.
 const MAX_SENTENCES: usize = 4;
@@ -101,8 +101,8 @@ pub fn changes(prev: &View, cur: &View) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::parse;
-    use crate::sim::presets::by_file;
+    use mqviz_app::presets::by_file;
+    use mqviz_app::registry::parse;
 
     #[test]
     fn ranges_compress_runs() {

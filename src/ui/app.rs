@@ -155,13 +155,13 @@ pub fn App() -> impl IntoView {
     provide_context(sim);
     let canvas_ref: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let cv = Canvases { topology: canvas_ref, compare: NodeRef::new(), backlog: NodeRef::new(), consumed: NodeRef::new() };
-    // The URL fragment is a shareable link (see `sim::link`), or `#bench` for the generated load
+    // The URL fragment is a shareable link (see `mqviz_app::link`), or `#bench` for the generated load
     // scenario played at 1×; a bad one is reported with its column.
     let hash = || web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let first = hash();
     // A first look, without the packed fields (those are read in `follow`, maybe after a fetch):
     // the layout is picked now, even when the link's run comes later.
-    let link = crate::sim::link::parse_fragment_lenient_with(&first, None).ok().map(|(l, _)| l);
+    let link = mqviz_app::link::parse_fragment_lenient_with(&first, None).ok().map(|(l, _)| l);
     sim.embed.set(link.as_ref().is_some_and(|l| l.embed));
     sim.embed_origins.set_value(link.as_ref().and_then(|l| l.origins.clone()));
     let bench = link.as_ref().is_some_and(|l| l.bench);

@@ -4,7 +4,7 @@
 //! loop in slot 1; this module adds what each side is and the diff: what each side consumed,
 //! lost and duplicated, and which partitions moved at which rebalance.
 //!
-//! Moves are read from each run's own log (`sim::moves`, on a run ahead from the start), never
+//! Moves are read from each run's own log (`mqviz_app::moves`, on a run ahead from the start), never
 //! from the owners seen at the playhead, so the list is the same however the playhead got there.
 
 use std::collections::BTreeMap;
@@ -13,10 +13,10 @@ use leptos::prelude::*;
 
 use super::share::this_label;
 use super::state::{fmt_ms, Sim};
-use crate::sim::engine::Millis;
-use crate::sim::model::{Simulation, Totals};
-use crate::sim::moves::{self, Gap, Move, Moves};
-use crate::sim::sort::StableSort;
+use mqviz_app::moves::{self, Gap, Move, Moves};
+use mqviz_engine::sort::StableSort;
+use mqviz_engine::Millis;
+use mqviz_model::{Simulation, Totals};
 
 /// The moves of both runs, to their ends.
 fn both_moves(sim: Sim) -> [Moves; 2] {

@@ -5,11 +5,11 @@ use leptos::prelude::*;
 
 use super::share::edit_marks;
 use super::state::{fmt_ms, SeekJob, Sim, Source};
-use crate::sim::decimal;
-use crate::sim::engine::Millis;
-use crate::sim::model::MomentKind;
-use crate::sim::presets::CATALOGUE;
-use crate::sim::story::Mark;
+use mqviz_app::presets::CATALOGUE;
+use mqviz_app::story::Mark;
+use mqviz_engine::decimal;
+use mqviz_engine::Millis;
+use mqviz_model::MomentKind;
 
 fn speed_label(log: f64) -> String {
     let s = super::math::pow10(log);

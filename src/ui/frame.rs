@@ -113,7 +113,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         let t0 = perf_now();
         frames.set(frames.get().wrapping_add(1));
         let prev = last_ts.replace(Some(ts));
-        let dt = prev.map(|p| crate::sim::decimal::clamp(ts - p, 0.0, 100.0)).unwrap_or(0.0);
+        let dt = prev.map(|p| mqviz_engine::decimal::clamp(ts - p, 0.0, 100.0)).unwrap_or(0.0);
         let seeking = sim.seeking.get_untracked();
         let playing = sim.playing.get_untracked() && seeking.is_none();
         if let Some(job) = seeking {

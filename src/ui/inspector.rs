@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use super::models;
 use super::state::{esc, esc_ident, Sim};
-use crate::sim::model::log_line;
+use mqviz_model::log_line;
 
 #[component]
 pub fn Inspector() -> impl IntoView {

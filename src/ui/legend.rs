@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::state::Sim;
-use crate::sim::model::BrokerKind;
+use mqviz_model::BrokerKind;
 
 #[component]
 pub fn Legend() -> impl IntoView {

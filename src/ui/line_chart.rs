@@ -11,9 +11,9 @@
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::sim::decimal;
-use crate::sim::sort::StableSort;
 use crate::ui::canvas::palette::{INK, LINE, MUTED};
+use mqviz_engine::decimal;
+use mqviz_engine::sort::StableSort;
 
 // The canvas's ink and greys, so the plots read as part of the same picture...
 const PLAYHEAD: &str = INK;

@@ -1,5 +1,5 @@
 //! The Leptos front end. The shell (`app`), the canvas, the frame tracker, the plots and the
-//! inspector read the model through the broker-neutral `sim::model::Simulation`; model-specific
+//! inspector read the model through the broker-neutral `mqviz_model::Simulation`; model-specific
 //! panels live in `ui/<model>/` and are found through `models`. Nothing here re-implements broker
 //! logic.
 
@@ -27,7 +27,7 @@ pub mod rocketmq;
 mod share;
 mod state;
 mod tour;
-use crate::sim::model::track;
+use mqviz_model::track;
 mod url;
 
 pub use app::App;

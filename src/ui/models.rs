@@ -6,14 +6,36 @@
 //! The release page carries only RocketMQ's parts in its first download; Kafka's and Pulsar's are
 //! chunks fetched the first time a run of theirs is asked for. So every path that builds a run
 //! (a preset, a file, a paste, a link, an embed `load`, a comparison) goes through `when_ready`
-//! first, and builds with `load_value` here, never with `sim::model::load_value` (which names
+//! first, and builds with `load_value` here, never with `mqviz_app::registry::load_value` (which names
 //! every model and so would pull them all back into the first download).
+//!
+//! The first download's size, what it is made of and what was tried.
+//! Before the split the page was 1,005 KB: the shell (UI, Leptos, canvas,
+//! history, links, glue) 315 KB, RocketMQ with its panels 246 KB, Kafka and Pulsar with theirs 462
+//! KB (measured by stubbing their arms, so LTO dropped them). Pre-`wasm-opt` code is 2.87 MB in
+//! all: ordered-map instances are 0.32 MB of it (118 key/value types, about 2.7 KB each); the data
+//! section (mostly UI text, format strings and the compiled-in presets) is 0.31 MB more. To see it:
+//! `scripts/wasm-size.py` reads the name section of `target/web-split/split/main.wasm` (the split
+//! build keeps it until wasm-opt): code by module, the largest functions, and which functions take
+//! a given function's table index (fn pointers and `fmt::Arguments`, which no call shows). What was
+//! tried: the whole core at `"z"` (83 KB less, but the seek 1.35x slower; only Kafka and Pulsar
+//! take it), wasm-opt passes (at most 7 KB; `-Oz --converge`, `--gufa`, `-O2 -Oz` all within 1 KB
+//! of `-Oz` now), one shared `<For>` for the editors' lists (1 KB). Moving the preset texts out and
+//! dropping Unicode's lowercase tables (one `to_lowercase`) saved the first view 22 KB, the lazy
+//! parts 13 KB, reading links' JSON with `from_str` like all other JSON (`from_slice` was a second
+//! JSON reader) 3 KB, and the link reader's chunk 6 KB (566 -> 516 KB). `mqviz_engine::vec_map` in place of
+//! most of the RocketMQ model's and the canvas's ordered maps saved 41 KB more (518 -> 477 KB for
+//! main_bg.wasm alone); its module doc says which maps stay B-trees and why. Then, for
+//! main_bg.wasm: the SQL92 engine's chunk 13 KB (477 -> 464), the link packer's 8 KB (-> 456), the
+//! seek's hot maps as `VecMap`s 14 KB (-> 442; the seek about 1.07x slower), and no float
+//! formatting or parsing through `core` (`mqviz_engine::decimal`) 23 KB (-> 419).
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::sim::json_path::PathError;
-use crate::sim::model::{self, BrokerKind, Build};
+use mqviz_app::registry::{self, Build};
+use mqviz_engine::json_path::PathError;
+use mqviz_model::BrokerKind;
 use wasm_split_helpers::SplitLoaderError;
 
 /// An extra tab of the right panel.
@@ -88,7 +110,7 @@ fn nothing_to_fetch(then: Then) {
 // RocketMQ's parts are always in the page: the first view runs its seed preset.
 fn rocketmq_parts() -> Parts {
     Parts {
-        build: model::build_rocketmq,
+        build: registry::build_rocketmq,
         editor: || view! { <super::rocketmq::Editor /> }.into_any(),
         tables: || view! { <super::rocketmq::Tables /> }.into_any(),
         stage: || view! { <super::rocketmq::StagePlot /> }.into_any(),
@@ -108,7 +130,7 @@ fn rocketmq_parts() -> Parts {
 #[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(kafka, fallible))]
 fn kafka_parts() -> Result<Parts, SplitLoaderError> {
     Ok(Parts {
-        build: model::build_kafka,
+        build: registry::build_kafka,
         editor: || view! { <super::kafka::Editor /> }.into_any(),
         tables: || view! { <super::kafka::Tables /> }.into_any(),
         stage: || view! { <super::kafka::Gantt /> }.into_any(),
@@ -124,7 +146,7 @@ fn kafka_parts() -> Result<Parts, SplitLoaderError> {
 #[cfg_attr(mqviz_split, wasm_split_helpers::wasm_split(pulsar, fallible))]
 fn pulsar_parts() -> Result<Parts, SplitLoaderError> {
     Ok(Parts {
-        build: model::build_pulsar,
+        build: registry::build_pulsar,
         editor: || view! { <super::pulsar::Editor /> }.into_any(),
         tables: || view! { <super::pulsar::Tables /> }.into_any(),
         stage: || view! { <super::pulsar::Stage /> }.into_any(),
@@ -204,7 +226,7 @@ fn fetch(kind: BrokerKind, then: impl FnOnce(Result<(), String>) + 'static) {
 /// run needs (`Parts::has_code_for`). A document that names no model runs `then` at once: loading
 /// it reports the error, with its path.
 pub fn when_ready_for(v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
-    let Ok(kind) = model::kind_of(v) else { return then(Ok(())) };
+    let Ok(kind) = registry::kind_of(v) else { return then(Ok(())) };
     let v = v.clone();
     when_ready(kind, move |r| match r.map(|()| parts(kind)) {
         Ok(Some(p)) if !(p.has_code_for)(&v) => (p.fetch_code)(Box::new(then)),
@@ -215,12 +237,12 @@ pub fn when_ready_for(v: &Value, then: impl FnOnce(Result<(), String>) + 'static
 
 /// Whether a run of the model `v` names could be built now, without fetching code.
 pub fn ready_for(v: &Value) -> bool {
-    model::kind_of(v).map_or(true, |k| parts(k).is_some_and(|p| (p.has_code_for)(v)))
+    registry::kind_of(v).map_or(true, |k| parts(k).is_some_and(|p| (p.has_code_for)(v)))
 }
 
 /// Builds the run a scenario document (with its `edits`) describes, with the builder the page has.
-pub fn load_value(v: Value) -> Result<model::Loaded, Vec<PathError>> {
-    let kind = model::kind_of(&v).map_err(|e| vec![e])?;
+pub fn load_value(v: Value) -> Result<registry::Loaded, Vec<PathError>> {
+    let kind = registry::kind_of(&v).map_err(|e| vec![e])?;
     let Some(p) = parts(kind) else {
         return Err(vec![PathError {
             path: "$.broker".into(),
@@ -230,7 +252,7 @@ pub fn load_value(v: Value) -> Result<model::Loaded, Vec<PathError>> {
     if !(p.has_code_for)(&v) {
         return Err(vec![PathError { path: "$".into(), message: "code this run needs is not loaded yet".into() }]);
     }
-    model::load_value_with(v, p.build)
+    registry::load_value_with(v, p.build)
 }
 
 /// The event-log categories for the filter select (`"all"` first), as the model names them.

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use super::state::Sim;
-use crate::sim::model::Totals;
+use mqviz_model::Totals;
 
 /// Logs longer than this are not counted while playing (counting reads every message's fate);
 /// the sentence catches up when playback pauses.

@@ -1,11 +1,11 @@
-//! Preset texts in the page. The picker lists `sim::presets::CATALOGUE`, which has no texts; a
+//! Preset texts in the page. The picker lists `mqviz_app::presets::CATALOGUE`, which has no texts; a
 //! preset's scenario and tour come from here. The release page carries only the default preset's
 //! (the first view runs it) and fetches the others from `scenarios/` and `tours/` next to
 //! index.html the first time they are chosen. Other builds (the dev server, the wasm tests) have
 //! every text compiled in.
 
-use crate::sim::presets::CATALOGUE;
-use crate::sim::tour::{self, Tour};
+use mqviz_app::presets::CATALOGUE;
+use mqviz_app::tour::{self, Tour};
 
 /// A preset's scenario text and its tour's, if it has one.
 #[derive(Clone, Copy)]
@@ -18,7 +18,7 @@ pub struct Texts {
 #[cfg(not(mqviz_split))]
 pub fn in_page(i: usize) -> Option<Texts> {
     let file = CATALOGUE.get(i)?.file;
-    let scenario = crate::sim::presets::by_file(file)?.text;
+    let scenario = mqviz_app::presets::by_file(file)?.text;
     Some(Texts { scenario, tour: tour::text_of(file) })
 }
 
@@ -31,7 +31,7 @@ thread_local! {
 /// The texts of preset `i` if they are in the page.
 #[cfg(mqviz_split)]
 pub fn in_page(i: usize) -> Option<Texts> {
-    use crate::sim::presets::{DEFAULT_SCENARIO, DEFAULT_TOUR};
+    use mqviz_app::presets::{DEFAULT_SCENARIO, DEFAULT_TOUR};
     match i {
         0 => Some(Texts { scenario: DEFAULT_SCENARIO, tour: Some(DEFAULT_TOUR) }),
         _ => FETCHED.with(|f| f.borrow().iter().find(|(j, _)| *j == i).map(|(_, t)| *t)),

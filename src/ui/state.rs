@@ -12,16 +12,17 @@ use serde_json::Value;
 
 use super::frame::perf_now;
 use super::presets::Texts;
-use crate::sim::decimal;
-use crate::sim::engine::Millis;
-use crate::sim::history::{Entered, History};
-use crate::sim::json_path::{parse_json, PathError};
-use crate::sim::link::{self, Link};
-use crate::sim::model::{self, BrokerKind, Loaded, Simulation, View};
-use crate::sim::presets::CATALOGUE;
-use crate::sim::scenario::compare_variant;
-use crate::sim::story::Story;
-use crate::sim::tour::{Pinned, Tour};
+use mqviz_app::history::{Entered, History};
+use mqviz_app::link::{self, Link};
+use mqviz_app::presets::CATALOGUE;
+use mqviz_app::registry::{self, Loaded};
+use mqviz_app::story::Story;
+use mqviz_app::tour::{Pinned, Tour};
+use mqviz_engine::decimal;
+use mqviz_engine::json_path::{parse_json, PathError};
+use mqviz_engine::scenario::compare_variant;
+use mqviz_engine::Millis;
+use mqviz_model::{BrokerKind, Simulation, View};
 
 pub fn errors_text(errs: &[PathError]) -> String {
     errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
@@ -381,7 +382,7 @@ impl Sim {
 
     /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
     pub fn load_bench(&self, messages: u64) {
-        let _ = self.load_text(&crate::sim::presets::load_scenario(messages), "benchmark");
+        let _ = self.load_text(&mqviz_app::presets::load_scenario(messages), "benchmark");
         // The benchmark measures frames, not pacing.
         self.pacing.set(false);
     }
@@ -531,7 +532,7 @@ impl Sim {
     pub fn export(&self) -> Option<Value> {
         let scenario = self.scenario.get_value()?;
         let now = self.peek(|m| m.now()).unwrap_or(0);
-        Some(self.history.with_value(|h| model::export(&scenario, h.as_ref().map(History::commands).unwrap_or(&[]), now)))
+        Some(self.history.with_value(|h| registry::export(&scenario, h.as_ref().map(History::commands).unwrap_or(&[]), now)))
     }
 
     /// Hashes log lines for about `budget_ms` of wall time, going on from the lines already
@@ -914,7 +915,7 @@ impl Sim {
         let Some(scenario) = self.scenario.get_value() else { return Err("no scenario".into()) };
         let branch = self.history.with_value(|h| h.as_ref().and_then(|h| h.branches().get(i).cloned()));
         let Some(branch) = branch else { return Err("no such branch".into()) };
-        let v = model::export(&scenario, &branch.commands, 0);
+        let v = registry::export(&scenario, &branch.commands, 0);
         self.open_compare(v, &format!("branch forked at {}", fmt_ms(branch.forked_at)))
     }
 

@@ -1,4 +1,4 @@
-//! The URL follows the page: the fragment is a whole-run link (`sim::link`). Opening the page or
+//! The URL follows the page: the fragment is a whole-run link (`mqviz_app::link`). Opening the page or
 //! changing the fragment (a pasted link, the back button, an in-page link) loads what it names;
 //! choosing a preset, editing and moving the playhead write it back with `replaceState`, so a
 //! reload or a copied address bar gives the same run.
@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::state::Sim;
-use crate::sim::link::{self, parse_fragment_lenient_with, Link, LinkError, Pack, Unpack};
+use mqviz_app::link::{self, parse_fragment_lenient_with, Link, LinkError, Pack, Unpack};
 use wasm_split_helpers::SplitLoaderError;
 
 thread_local! {

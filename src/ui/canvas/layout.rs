@@ -6,10 +6,10 @@
 //! too small, long lists (a topic's partitions, a broker's topics, the consumers) show a page and a
 //! "+N more" row that pages on when clicked.
 
-use crate::sim::decimal;
-use crate::sim::vec_map::VecMap;
+use mqviz_engine::decimal;
+use mqviz_engine::vec_map::VecMap;
 
-use crate::sim::model::{PartitionId, View};
+use mqviz_model::{PartitionId, View};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Rect {
@@ -588,8 +588,8 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::parse;
-    use crate::sim::presets::PRESETS;
+    use mqviz_app::presets::PRESETS;
+    use mqviz_app::registry::parse;
 
     #[test]
     fn a_badge_is_as_wide_as_its_text_within_the_bar_and_the_canvas() {

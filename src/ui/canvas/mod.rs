@@ -12,8 +12,8 @@
 mod layout;
 pub(crate) mod palette;
 
-use crate::sim::decimal;
-use crate::sim::vec_map::VecMap;
+use mqviz_engine::decimal;
+use mqviz_engine::vec_map::VecMap;
 use std::cell::RefCell;
 use std::f64::consts::PI;
 
@@ -23,8 +23,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 pub use layout::{Layout, Pages, Rect, Target};
 
 use super::track::{DotKind, Tracker, DOT_MS};
-use crate::sim::engine::Millis;
-use crate::sim::model::{Cell, ConsumerState, Fate, MarkKind, MsgId, Simulation, View};
+use mqviz_engine::Millis;
+use mqviz_model::{Cell, ConsumerState, Fate, MarkKind, MsgId, Simulation, View};
 
 /// A state line flashes this long (wall ms) after it changed.
 const FLASH_MS: f64 = 1600.0;

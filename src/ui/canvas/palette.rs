@@ -3,7 +3,7 @@
 //! states are told apart by shape, fill and dash, never by hue alone. The one exception is loss,
 //! the lesson most runs teach: a lost message is a thick red cross, loud in shape and in colour.
 
-use crate::sim::model::NO_KEY;
+use mqviz_model::NO_KEY;
 
 /// Okabe & Ito (2008), without black: one hue per tag or key, in order of first use.
 const TAGS: [&str; 7] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];

@@ -10,8 +10,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::gantt_layout::{self as gl, describe_at, layout, look, Fill, Layout, Rect};
 use super::lanes::{gantt_data, GanttData, RowKind, StopWindow};
-use crate::sim::kafka::world::World;
 use crate::ui::state::Sim;
+use mqviz_kafka::world::World;
 
 const INK: &str = "#111827";
 const MUTED: &str = "#4b5563";

@@ -4,7 +4,7 @@
 //! hue alone (hues on this page belong to record keys).
 
 use super::lanes::{GanttData, RowKind};
-use crate::sim::engine::Millis;
+use mqviz_engine::Millis;
 
 /// How a state's bar is filled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,21 +7,21 @@
 //! Read-only, so rendered as escaped HTML behind a memo (one DOM write when the text changes).
 //! The builders are pure and tested natively.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use mqviz_engine::sort::CollectSorted;
+use mqviz_engine::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use leptos::prelude::*;
 
-use crate::sim::kafka::assignor::TopicPartition;
-use crate::sim::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
-use crate::sim::kafka::events::Event;
-use crate::sim::kafka::pattern::TopicPattern;
-use crate::sim::kafka::reconciliation::Partitions;
-use crate::sim::kafka::scenario::{GroupProtocol, SubscriptionSpec};
-use crate::sim::kafka::world::{Consumer, Group, Life, World};
 use crate::ui::state::{esc, esc_ident, Sim};
+use mqviz_kafka::assignor::TopicPartition;
+use mqviz_kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
+use mqviz_kafka::events::Event;
+use mqviz_kafka::pattern::TopicPattern;
+use mqviz_kafka::reconciliation::Partitions;
+use mqviz_kafka::scenario::{GroupProtocol, SubscriptionSpec};
+use mqviz_kafka::world::{Consumer, Group, Life, World};
 
 const CLASSIC_STATES: [&str; 4] = ["EMPTY", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"];
 const MODERN_STATES: [&str; 4] = ["EMPTY", "ASSIGNING", "RECONCILING", "STABLE"];

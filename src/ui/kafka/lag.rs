@@ -4,13 +4,13 @@
 //! up means the position went back (a reset, a seek, or a new owner starting from the committed
 //! offset). Sampled at a fixed number of instants over the run, up to now.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use mqviz_engine::sort::CollectSorted;
+use mqviz_engine::sort::StableSort;
 use std::collections::BTreeMap;
 
-use crate::sim::engine::Millis;
-use crate::sim::kafka::events::Event;
-use crate::sim::kafka::world::World;
+use mqviz_engine::Millis;
+use mqviz_kafka::events::Event;
+use mqviz_kafka::world::World;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LagSeries {

@@ -7,10 +7,10 @@ use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use super::lag::{lag_series, LagSeries};
-use crate::sim::engine::Millis;
-use crate::sim::kafka::world::World;
 use crate::ui::line_chart::{self, Chart, Line};
 use crate::ui::state::Sim;
+use mqviz_engine::Millis;
+use mqviz_kafka::world::World;
 
 /// Ink levels (all at least 4.5:1 on white, so the end labels are readable) × three dash styles.
 const INKS: [&str; 4] = ["#111827", "#374151", "#4b5563", "#6b7280"];

@@ -3,13 +3,13 @@
 //! the stop-the-world windows, stretches in which a group with live members fetched none of the
 //! partitions it had been fetching.
 
-use crate::sim::sort::CollectSorted;
-use crate::sim::sort::StableSort;
+use mqviz_engine::sort::CollectSorted;
+use mqviz_engine::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::sim::engine::Millis;
-use crate::sim::kafka::timeline::{fetch_state_lanes, group_lanes, member_lanes, Span};
-use crate::sim::kafka::world::World;
+use mqviz_engine::Millis;
+use mqviz_kafka::timeline::{fetch_state_lanes, group_lanes, member_lanes, Span};
+use mqviz_kafka::world::World;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {
@@ -256,8 +256,8 @@ pub fn gantt_data(w: &World) -> GanttData {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sim::kafka::scenario::parse_scenario;
-    use crate::sim::presets::by_file;
+    use mqviz_app::presets::by_file;
+    use mqviz_kafka::scenario::parse_scenario;
 
     pub(crate) fn run(file: &str, until: Option<Millis>) -> World {
         let mut w = World::new(parse_scenario(by_file(file).unwrap().text).unwrap());

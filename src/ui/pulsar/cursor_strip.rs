@@ -3,8 +3,8 @@
 //! told apart by shade, with markDelete as a bar and the read position as a thin line. Pure: the
 //! strip is an SVG string and a sentence, both tested natively.
 
-use crate::sim::pulsar::message_id::MessageId;
-use crate::sim::pulsar::world::World;
+use mqviz_pulsar::message_id::MessageId;
+use mqviz_pulsar::world::World;
 
 /// One subscription's cursor on one partition.
 #[derive(Clone, Debug, PartialEq, Eq)]

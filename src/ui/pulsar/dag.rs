@@ -4,12 +4,12 @@
 //! that show on it. Pure: built from the World at the playhead and laid out without a browser,
 //! so the unit tests check what the canvas will draw.
 
-use crate::sim::sort::StableSort;
+use mqviz_engine::sort::StableSort;
 use std::collections::BTreeMap;
 
-use crate::sim::engine::Millis;
-use crate::sim::pulsar::scalable::{SegmentLayout, UpstreamGap};
-use crate::sim::pulsar::world::{ScalableTopic, World};
+use mqviz_engine::Millis;
+use mqviz_pulsar::scalable::{SegmentLayout, UpstreamGap};
+use mqviz_pulsar::world::{ScalableTopic, World};
 
 /// What one segment is for the subscription drawn. Told apart by fill, border and words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,8 +354,8 @@ pub fn describe(dag: &SegmentDag) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sim::presets::by_file;
-    use crate::sim::pulsar::scenario::parse_scenario;
+    use mqviz_app::presets::by_file;
+    use mqviz_pulsar::scenario::parse_scenario;
 
     pub fn world_at(file: &str, t: Millis) -> World {
         let scenario = parse_scenario(by_file(file).unwrap().text).unwrap();

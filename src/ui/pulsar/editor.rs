@@ -9,10 +9,10 @@ use leptos::prelude::*;
 
 use super::editor_forms::{ProduceForm, SegmentForm};
 use super::feedback::{self, Lifecycle, Pending};
-use crate::sim::engine::Millis;
-use crate::sim::pulsar::scenario::{action_value, AckMode, AckSpec, Action, ConsumerKind};
-use crate::sim::pulsar::world::{ClientState, World};
 use crate::ui::state::Sim;
+use mqviz_engine::Millis;
+use mqviz_pulsar::scenario::{action_value, AckMode, AckSpec, Action, ConsumerKind};
+use mqviz_pulsar::world::{ClientState, World};
 
 /// Longest processing time per message the editor accepts.
 const MAX_PROCESS_MS: u64 = 600_000;

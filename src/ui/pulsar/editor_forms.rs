@@ -7,9 +7,9 @@ use leptos::prelude::*;
 
 use super::editor::{enter, now, refused};
 use super::feedback::Pending;
-use crate::sim::pulsar::scenario::{Action, SendSpec};
-use crate::sim::pulsar::world::World;
 use crate::ui::state::Sim;
+use mqviz_pulsar::scenario::{Action, SendSpec};
+use mqviz_pulsar::world::World;
 
 const MAX_SEND_COUNT: u32 = 100_000;
 const MAX_INTERVAL_MS: u64 = 600_000;

@@ -2,13 +2,13 @@
 //! playhead (a split's children wait for the drain poll, a Failover switch waits for the delay,
 //! a STREAM close before PR #26433 keeps the session...). Pure, so the wording is tested.
 
-use crate::sim::engine::Millis;
-use crate::sim::pulsar::scalable::{is_assignable, ClientCloseEra};
-use crate::sim::pulsar::scenario::ScalableConsumerType;
-use crate::sim::pulsar::subscription::SubscriptionType;
-use crate::sim::pulsar::world::{ClientState, Dispatcher, World};
-use crate::sim::sort::StableSort;
 use crate::ui::state::fmt_ms;
+use mqviz_engine::sort::StableSort;
+use mqviz_engine::Millis;
+use mqviz_pulsar::scalable::{is_assignable, ClientCloseEra};
+use mqviz_pulsar::scenario::ScalableConsumerType;
+use mqviz_pulsar::subscription::SubscriptionType;
+use mqviz_pulsar::world::{ClientState, Dispatcher, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lifecycle {
@@ -176,9 +176,9 @@ pub fn text(w: &World, p: &Pending) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::model::Simulation;
-    use crate::sim::pulsar::scenario::{timed_action_value, Action, TimedAction};
     use crate::ui::pulsar::dag::tests::world_at;
+    use mqviz_model::Simulation;
+    use mqviz_pulsar::scenario::{timed_action_value, Action, TimedAction};
 
     #[test]
     fn a_split_says_its_children_wait_for_the_drain_poll() {

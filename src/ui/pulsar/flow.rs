@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::sim::pulsar::world::{Dispatcher, World};
+use mqviz_pulsar::world::{Dispatcher, World};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowRow {
@@ -154,9 +154,9 @@ mod tests {
     /// answer is a millisecond away), then reads from them. The table lists both throughout.
     #[test]
     fn a_stream_consumer_lists_the_segments_it_is_opening_then_what_it_received_there() {
-        use crate::sim::model::Simulation;
+        use mqviz_model::Simulation;
         let file = "pulsar-scalable-children-blocked.json";
-        let tour = crate::sim::tour::for_preset(file).unwrap();
+        let tour = mqviz_app::tour::for_preset(file).unwrap();
         let mut ahead = world_at(file, 0);
         let until = Simulation::until(&ahead);
         Simulation::run_until(&mut ahead, until);

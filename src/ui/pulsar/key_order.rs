@@ -1,12 +1,12 @@
 //! Per key of a Key_Shared subscription: who received it, in which succession of consumers, and
 //! whether every first delivery came in publish order (what PIP-379's draining protects). Pure.
 
-use crate::sim::sort::StableSort;
+use mqviz_engine::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::sim::pulsar::events::MsgId;
-use crate::sim::pulsar::subscription::SubscriptionType;
-use crate::sim::pulsar::world::World;
+use mqviz_pulsar::events::MsgId;
+use mqviz_pulsar::subscription::SubscriptionType;
+use mqviz_pulsar::world::World;
 
 /// Keys listed per subscription (more are counted).
 pub const KEYS_LISTED: usize = 32;

@@ -3,10 +3,10 @@
 //! (PIP-379) with the key they belong to, and where each key of the run falls on the ring.
 //! Pure, so the unit tests check what the canvas draws.
 
-use crate::sim::pulsar::hash::fold_sticky_hash;
-use crate::sim::pulsar::key_shared::KeySharedDispatcher;
-use crate::sim::pulsar::seam::key_colour;
-use crate::sim::pulsar::world::{Dispatcher, Partition, World};
+use mqviz_pulsar::hash::fold_sticky_hash;
+use mqviz_pulsar::key_shared::KeySharedDispatcher;
+use mqviz_pulsar::seam::key_colour;
+use mqviz_pulsar::world::{Dispatcher, Partition, World};
 
 /// The hash space every selector works in: `[0, 65535]`.
 pub const HASH_SPACE: u32 = 65_536;
@@ -86,7 +86,7 @@ impl HashRing {
 }
 
 fn mode_text(d: &KeySharedDispatcher) -> String {
-    use crate::sim::pulsar::key_shared::StickyKeySelector as S;
+    use mqviz_pulsar::key_shared::StickyKeySelector as S;
     let selector = match d.selector {
         S::ConsistentHashing(_) => "AUTO_SPLIT · consistent hashing",
         S::RangeSplit(_) => "AUTO_SPLIT · range splitting",

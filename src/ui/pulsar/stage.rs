@@ -10,9 +10,9 @@ use super::cursor_strip::{strips, CursorStrip};
 use super::dag::{self, SegmentDag};
 use super::ring::{self, HashRing};
 use super::{dag_canvas, ring_canvas};
-use crate::sim::pulsar::subscription::SubscriptionType;
-use crate::sim::pulsar::world::World;
 use crate::ui::state::{esc, fmt_ms, Sim};
+use mqviz_pulsar::subscription::SubscriptionType;
+use mqviz_pulsar::world::World;
 
 /// Strips shown on the stage (the rest are counted).
 const STRIPS_SHOWN: usize = 12;

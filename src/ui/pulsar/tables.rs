@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use super::dag::dags;
 use super::flow::flows;
 use super::key_order::key_orders;
-use crate::sim::pulsar::world::World;
 use crate::ui::state::{esc, esc_ident, Sim};
+use mqviz_pulsar::world::World;
 
 fn flow_html(w: &World) -> String {
     let mut h = String::new();

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use crate::sim::rocketmq::world::World;
 use crate::ui::plots::draw_filter_cost;
 use crate::ui::state::Sim;
+use mqviz_rocketmq::world::World;
 
 /// Whether the brokers run different filter-registry designs: then the cost plot is the story.
 pub fn compares_designs(w: &World) -> bool {

@@ -5,13 +5,13 @@
 
 use leptos::prelude::*;
 
-use crate::sim::engine::Millis;
-use crate::sim::rocketmq::events::Event;
-use crate::sim::rocketmq::filterapi;
-use crate::sim::rocketmq::scenario::{action_value, Action, AllocationSpec, SendSpec, SubscriptionSpec};
-use crate::sim::rocketmq::sql92::{self, Sql92Version};
-use crate::sim::rocketmq::world::{is_system_topic, World};
 use crate::ui::state::{esc, Sim};
+use mqviz_engine::Millis;
+use mqviz_rocketmq::events::Event;
+use mqviz_rocketmq::filterapi;
+use mqviz_rocketmq::scenario::{action_value, Action, AllocationSpec, SendSpec, SubscriptionSpec};
+use mqviz_rocketmq::sql92::{self, Sql92Version};
+use mqviz_rocketmq::world::{is_system_topic, World};
 
 /// Enters an edit as a timeline action at the current time. The editor validates its inputs
 /// first, so a refusal here is a bug worth seeing in the console, not a user error.
@@ -39,7 +39,7 @@ fn last_rebalance(w: &World, client: &str) -> Option<Millis> {
 }
 
 fn secs(ms: Millis) -> String {
-    format!("{} s", crate::sim::decimal::fixed(ms as f64 / 1000.0, 1))
+    format!("{} s", mqviz_engine::decimal::fixed(ms as f64 / 1000.0, 1))
 }
 
 /// What the editor says about a pending edit, now.
@@ -52,7 +52,7 @@ fn pending_text(w: &World, p: &Pending) -> String {
                 .iter()
                 .filter_map(|&c| {
                     let last = last_rebalance(w, c).unwrap_or(0);
-                    (last <= *at).then_some((c, last + crate::sim::rocketmq::world::REBALANCE_INTERVAL))
+                    (last <= *at).then_some((c, last + mqviz_rocketmq::world::REBALANCE_INTERVAL))
                 })
                 .collect();
             match waiting.iter().map(|x| x.1).min() {
@@ -87,7 +87,7 @@ fn pending_text(w: &World, p: &Pending) -> String {
                 .filter(|c| c.running && c.subs.contains_key(topic))
                 .filter(|c| c.routes.get(topic).is_none_or(|r| r.len() as u32 != *queues))
                 .map(|c| {
-                    let period = crate::sim::rocketmq::world::ROUTE_REFRESH_INTERVAL;
+                    let period = mqviz_rocketmq::world::ROUTE_REFRESH_INTERVAL;
                     let since = now.saturating_sub(c.started_at);
                     c.started_at + since.div_ceil(period).max(1) * period
                 })
@@ -604,7 +604,7 @@ fn parse_send(at: u64, producer: &str, form: SendForm) -> Result<SendSpec, Strin
     if topic.is_empty() {
         problems.push("pick a topic".into());
     }
-    let properties = crate::sim::rocketmq::scenario::properties::parse_properties(&properties).unwrap_or_else(|e| {
+    let properties = mqviz_rocketmq::scenario::properties::parse_properties(&properties).unwrap_or_else(|e| {
         problems.push(e);
         Default::default()
     });

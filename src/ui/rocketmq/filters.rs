@@ -10,8 +10,8 @@ use std::fmt::Write;
 use leptos::prelude::*;
 
 use super::cost_plot::CostPlot;
-use crate::sim::rocketmq::world::World;
 use crate::ui::state::{esc, fmt_ms, Sim};
+use mqviz_rocketmq::world::World;
 
 /// Registry rows rendered at most (the rest are counted).
 const MAX_ROWS: usize = 400;

@@ -1,4 +1,4 @@
-//! The SQL92 engine (`sim::rocketmq::sql92::Engine`: the parser and evaluator) is not in the
+//! The SQL92 engine (`mqviz_rocketmq::sql92::Engine`: the parser and evaluator) is not in the
 //! release page's first download. It is fetched before the first run that names a SQL92
 //! subscription is built (`ui::models::when_ready_for`) and when an editor switches a
 //! subscription to SQL92. A run that would need it is never built without it
@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::sim::rocketmq::{scenario::uses_sql92, sql92};
+use mqviz_rocketmq::{scenario::uses_sql92, sql92};
 
 /// The split point: the chunk holds everything only the engine's function pointers reach.
 #[cfg(mqviz_split)]

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use leptos::prelude::*;
 
-use crate::sim::rocketmq::world::World;
 use crate::ui::state::{esc, esc_ident, fmt_ms, Sim};
+use mqviz_rocketmq::world::World;
 
 #[component]
 pub fn Tables() -> impl IntoView {

@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use super::feedback::{generation_of, Lifecycle, Pending};
 use super::forms::{read_seek, read_subscription, subscription_text, SubKind};
 use super::{action_of, enter};
-use crate::sim::kafka::scenario::{Action, PartitionRef, SeekTarget, SubscriptionSpec};
-use crate::sim::kafka::world::{Life, World};
 use crate::ui::state::{esc, Sim};
+use mqviz_kafka::scenario::{Action, PartitionRef, SeekTarget, SubscriptionSpec};
+use mqviz_kafka::world::{Life, World};
 
 /// The consumer's head (id, state badge, lifecycle buttons) as HTML: it changes only when the
 /// state does; the buttons are handled by one delegated click listener.
@@ -173,7 +173,7 @@ fn PartitionOps(client: String) -> impl IntoView {
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(what) = action_of(&ev) else { return };
         let part = chosen.get_untracked().map(|s| s.value()).unwrap_or_default();
-        let Some(partition) = crate::sim::kafka::scenario::parse_partition_ref(&part) else {
+        let Some(partition) = mqviz_kafka::scenario::parse_partition_ref(&part) else {
             err.set(Some(format!("{id} owns no partition to {what}. Nothing changed.")));
             return;
         };

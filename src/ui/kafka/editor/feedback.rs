@@ -2,10 +2,10 @@
 //! against the world as it is now, and then that it has ("applies at the next rebalance; the
 //! group is in PREPARING_REBALANCE" … "applied: generation 3 was assigned by cooperative-sticky").
 
-use crate::sim::engine::Millis;
-use crate::sim::kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
-use crate::sim::kafka::scenario::{GroupProtocol, SubscriptionSpec};
-use crate::sim::kafka::world::{Consumer, Life, World};
+use mqviz_engine::Millis;
+use mqviz_kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
+use mqviz_kafka::scenario::{GroupProtocol, SubscriptionSpec};
+use mqviz_kafka::world::{Consumer, Life, World};
 
 use super::super::group_panel::compact;
 
@@ -66,7 +66,7 @@ pub enum Pending {
 }
 
 fn secs(ms: Millis) -> String {
-    format!("{} s", crate::sim::decimal::fixed(ms as f64 / 1000.0, 1))
+    format!("{} s", mqviz_engine::decimal::fixed(ms as f64 / 1000.0, 1))
 }
 
 /// "the group is in PREPARING_REBALANCE (generation 2)" or "the group is RECONCILING at group epoch 3".

@@ -2,11 +2,11 @@
 //! field into the scenario type it stands for, or says in one sentence what is wrong with it, so
 //! every bad number or name gets an inline error and nothing is entered.
 
-use crate::sim::engine::Millis;
-use crate::sim::kafka::assignor::ClientAssignor;
-use crate::sim::kafka::pattern::TopicPattern;
-use crate::sim::kafka::scenario::{parse_partition_ref, PartitionRef, SeekTarget, SendSpec, SubscriptionSpec};
-use crate::sim::kafka::world::World;
+use mqviz_engine::Millis;
+use mqviz_kafka::assignor::ClientAssignor;
+use mqviz_kafka::pattern::TopicPattern;
+use mqviz_kafka::scenario::{parse_partition_ref, PartitionRef, SeekTarget, SendSpec, SubscriptionSpec};
+use mqviz_kafka::world::World;
 
 /// Largest partition count the editor accepts (the canvas draws every partition).
 pub const MAX_UI_PARTITIONS: u32 = 256;

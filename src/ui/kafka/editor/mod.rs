@@ -15,11 +15,11 @@ use consumer::ConsumerRow;
 use feedback::{group_protocol, pending_text, Pending};
 use forms::{assignor_list, next_client_id, read_partition_count, read_send, SendForm, ASSIGNOR_CHOICES};
 
-use crate::sim::kafka::assignor::ClientAssignor;
-use crate::sim::kafka::scenario::{action_value, Action, ConfigOverrides, ConsumerSpec, GroupProtocol, SubscriptionSpec};
-use crate::sim::kafka::server_assignor::ServerAssignor;
-use crate::sim::kafka::world::World;
 use crate::ui::state::{esc, Sim};
+use mqviz_kafka::assignor::ClientAssignor;
+use mqviz_kafka::scenario::{action_value, Action, ConfigOverrides, ConsumerSpec, GroupProtocol, SubscriptionSpec};
+use mqviz_kafka::server_assignor::ServerAssignor;
+use mqviz_kafka::world::World;
 
 /// Enters an edit as a timeline action at the current time; a refusal (the model's check against
 /// the current state) comes back as text for an inline error.
@@ -35,9 +35,9 @@ fn action_of(ev: &leptos::ev::MouseEvent) -> Option<String> {
 }
 
 fn rebalance_word(list: &[ClientAssignor]) -> &'static str {
-    match crate::sim::kafka::classic_group::rebalance_protocol(list) {
-        crate::sim::kafka::classic_group::RebalanceProtocol::Eager => "EAGER",
-        crate::sim::kafka::classic_group::RebalanceProtocol::Cooperative => "COOPERATIVE",
+    match mqviz_kafka::classic_group::rebalance_protocol(list) {
+        mqviz_kafka::classic_group::RebalanceProtocol::Eager => "EAGER",
+        mqviz_kafka::classic_group::RebalanceProtocol::Cooperative => "COOPERATIVE",
     }
 }
 

@@ -1,0 +1,177 @@
+//! Kafka behaviours beyond the presets, each on a small scenario: the protocol vote, the poll
+//! timeout, commits refused for being stale or from outside the group, pause/resume, the
+//! by_duration reset, pattern subscriptions meeting a new topic, partition growth under both
+//! protocols, and the sticky assignor's memory.
+
+use mqviz_kafka::events::Event;
+use mqviz_kafka::scenario::parse_scenario;
+use mqviz_kafka::world::World;
+use serde_json::{json, Value};
+
+fn scenario(groups: Value, timeline: Value, until: u64) -> String {
+    json!({
+        "format": "mqviz-scenario/1", "broker": "kafka", "until": until, "seed": 9,
+        "brokers": [{"name": "b0"}, {"name": "b1"}],
+        "topics": [{"name": "t", "partitions": 4}],
+        "producers": [{"id": "p", "sends": [{"at": 500, "topic": "t", "key": "k{i}", "value": "v{i}", "count": 400, "intervalMs": 50}]}],
+        "groups": groups,
+        "timeline": timeline
+    })
+    .to_string()
+}
+
+fn run(text: &str) -> World {
+    let mut w = World::new(parse_scenario(text).unwrap_or_else(|e| panic!("{e:?}")));
+    w.run_to_end();
+    w
+}
+
+fn lines(w: &World) -> Vec<String> {
+    w.log.entries().iter().map(|e| e.kind.to_string()).collect()
+}
+
+fn has(w: &World, needle: &str) -> bool {
+    lines(w).iter().any(|l| l.contains(needle))
+}
+
+#[test]
+fn the_group_protocol_is_chosen_by_vote() {
+    let groups = json!([{"name": "g", "autoOffsetReset": "earliest", "consumers": [
+        {"clientId": "a", "subscribe": ["t"], "assignors": ["range", "cooperative-sticky"]},
+        {"clientId": "b", "subscribe": ["t"], "assignors": ["cooperative-sticky", "range"]},
+        {"clientId": "c", "subscribe": ["t"], "assignors": ["cooperative-sticky"]}]}]);
+    let w = run(&scenario(groups, json!([]), 10_000));
+    // range is not supported by c, so cooperative-sticky is the only candidate.
+    assert!(has(&w, "join-complete g generation 1 protocol cooperative-sticky"), "{:?}", lines(&w));
+    let groups = json!([{"name": "g", "consumers": [
+        {"clientId": "a", "subscribe": ["t"], "assignors": ["range", "roundrobin"]},
+        {"clientId": "b", "subscribe": ["t"], "assignors": ["roundrobin", "range"]},
+        {"clientId": "c", "subscribe": ["t"], "assignors": ["roundrobin", "range"]}]}]);
+    let w = run(&scenario(groups, json!([]), 10_000));
+    assert!(has(&w, "protocol roundrobin"), "two votes beat one");
+    let groups = json!([{"name": "g", "consumers": [
+        {"clientId": "a", "subscribe": ["t"], "assignors": ["range"]},
+        {"clientId": "b", "subscribe": ["t"], "assignors": ["sticky"], "startAt": 7000}]}]);
+    let w = run(&scenario(groups, json!([]), 12_000));
+    assert!(has(&w, "join-rejected g b: INCONSISTENT_GROUP_PROTOCOL"));
+    assert!(has(&w, "poll-threw b InconsistentGroupProtocolException"));
+}
+
+#[test]
+fn a_slow_consumer_exceeds_max_poll_interval_and_its_commit_is_refused() {
+    let groups = json!([{"name": "g", "autoOffsetReset": "earliest", "consumers": [
+        {"clientId": "slow", "subscribe": ["t"], "maxPollIntervalMs": 8000, "recordProcessingMs": 200, "maxPollRecords": 60,
+         "enableAutoCommit": false, "manualCommit": "sync"},
+        {"clientId": "fast", "subscribe": ["t"], "enableAutoCommit": false, "manualCommit": "sync"}]}]);
+    let w = run(&scenario(groups, json!([]), 40_000));
+    assert!(has(&w, "poll-timeout slow g: max.poll.interval.ms exceeded"), "{:?}", lines(&w));
+    assert!(has(&w, "LeaveGroup: consumer poll timeout has expired"));
+    assert!(has(&w, "commit-failed g by slow (commitSync): CommitFailedException (not part of an active group)"));
+    assert!(has(&w, "partitions-lost slow"), "the next poll rejoins with its partitions lost");
+    let report = mqviz_model::Simulation::report(&w);
+    assert!(report["duplicateCount"].as_u64().unwrap() > 0, "what slow processed but could not commit is read again");
+}
+
+#[test]
+fn assign_consumers_commit_only_while_the_group_is_empty() {
+    let groups = json!([{"name": "g", "consumers": [
+        {"clientId": "member", "subscribe": ["t"]},
+        {"clientId": "manual", "assign": ["t-0"], "autoOffsetReset": "earliest"}]},
+        {"name": "alone", "consumers": [{"clientId": "solo", "assign": ["t-1"], "autoOffsetReset": "earliest"}]}]);
+    let w = run(&scenario(groups, json!([]), 15_000));
+    assert!(has(&w, "commit-failed g by manual (auto-commit): UNKNOWN_MEMBER_ID"));
+    assert!(has(&w, "committed alone by solo (auto-commit, generation -1) t-1="));
+}
+
+#[test]
+fn paused_partitions_are_not_fetched_until_resumed() {
+    let groups =
+        json!([{"name": "g", "consumers": [{"clientId": "c", "assign": ["t-0", "t-1"], "autoOffsetReset": "earliest"}]}]);
+    let timeline = json!([
+        {"at": 3000, "action": "pause", "clientId": "c", "partitions": ["t-0"]},
+        {"at": 9000, "action": "resume", "clientId": "c", "partitions": ["t-0"]}]);
+    let w = run(&scenario(groups, timeline, 15_000));
+    let polled_t0 = |from: u64, to: u64| {
+        w.log.entries().iter().filter(|e| e.at > from && e.at < to && e.kind.to_string().starts_with("polled c t-0 ")).count()
+    };
+    assert!(polled_t0(0, 3000) > 0);
+    assert_eq!(polled_t0(3001, 9000), 0, "paused");
+    assert!(polled_t0(9000, 15_000) > 0, "resumed from where it stopped");
+    let c = &w.consumers[0];
+    assert!(c.consumed >= 100, "{}", c.consumed);
+}
+
+#[test]
+fn by_duration_resets_to_the_first_record_of_the_window() {
+    let groups = json!([{"name": "g", "autoOffsetReset": "by_duration:PT5S", "consumers": [
+        {"clientId": "c", "assign": ["t-0", "t-1", "t-2", "t-3"], "startAt": 12000}]}]);
+    let w = run(&scenario(groups, json!([]), 14_000));
+    let first = w
+        .log
+        .entries()
+        .iter()
+        .find_map(|e| match &e.kind {
+            Event::Polled { msgs, .. } => Some(msgs[0]),
+            _ => None,
+        })
+        .unwrap();
+    let born = w.messages[first as usize].stored_at;
+    assert!((7_000..8_000).contains(&born), "the reset starts at now - 5 s: first record stored at {born}");
+    assert!(has(&w, "reset to by_duration 5000 ms"));
+}
+
+#[test]
+fn a_pattern_picks_up_a_new_topic_at_the_next_metadata_refresh() {
+    let groups = json!([{"name": "g", "consumers": [{"clientId": "c", "subscribePattern": "t|t2", "metadataMaxAgeMs": 5000}]}]);
+    let timeline = json!([
+        {"at": 8000, "action": "createTopic", "topic": {"name": "t2", "partitions": 2}},
+        {"at": 9000, "action": "produce", "producer": "p", "send": {"topic": "t2", "value": "x{i}", "count": 20, "intervalMs": 100}}]);
+    let w = run(&scenario(groups, timeline, 20_000));
+    assert!(has(&w, "metadata c: new topic t2 (2 partitions)"));
+    assert!(has(&w, "join-group c -> g member") && has(&w, "(pattern matches other topics)"));
+    assert!(has(&w, "assigned c g generation 2 [t-0, t-1, t-2, t-3, t2-0, t2-1]"), "{:?}", lines(&w));
+}
+
+#[test]
+fn more_partitions_reach_both_protocols() {
+    let timeline = json!([{"at": 9000, "action": "addPartitions", "topic": "t", "partitions": 6}]);
+    let groups = json!([{"name": "g", "metadataMaxAgeMs": 4000, "consumers": [
+        {"clientId": "a", "subscribe": ["t"]}, {"clientId": "b", "subscribe": ["t"]}]}]);
+    let w = run(&scenario(groups, timeline.clone(), 20_000));
+    assert!(has(&w, "(the leader saw the partition counts change)"), "the classic leader rejoins");
+    let total: usize = w.consumers.iter().map(|c| c.subs.assigned_partitions().len()).sum();
+    assert_eq!(total, 6);
+    let groups = json!([{"name": "h", "protocol": "consumer", "consumers": [
+        {"clientId": "a", "subscribe": ["t"]}, {"clientId": "b", "subscribe": ["t"]}]}]);
+    let w = run(&scenario(groups, timeline, 30_000));
+    assert!(has(&w, "group-epoch h 3 (the subscribed topics' metadata changed)"), "{:?}", lines(&w));
+    let total: usize = w.consumers.iter().map(|c| c.subs.assigned_partitions().len()).sum();
+    assert_eq!(total, 6);
+}
+
+#[test]
+fn eager_sticky_remembers_the_previous_assignment() {
+    let groups = json!([{"name": "g", "assignors": ["sticky"], "consumers": [
+        {"clientId": "a", "subscribe": ["t"]}, {"clientId": "b", "subscribe": ["t"]},
+        {"clientId": "c", "subscribe": ["t"], "startAt": 9000}]}]);
+    let w = run(&scenario(groups, json!([]), 20_000));
+    let assigned = |client: &str, generation: i32| -> Vec<String> {
+        w.log
+            .entries()
+            .iter()
+            .find_map(|e| match &e.kind {
+                Event::Assigned { client: c, generation: g, assigned, .. } if &**c == client && *g == generation => {
+                    Some(assigned.iter().map(|p| p.label.to_string()).collect())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    };
+    // Everything is revoked (EAGER), yet each old member gets back a subset of what it had.
+    for m in ["a", "b"] {
+        let before = assigned(m, 1);
+        let after = assigned(m, 2);
+        assert!(!after.is_empty() && after.iter().all(|p| before.contains(p)), "{m}: {before:?} -> {after:?}");
+    }
+    assert_eq!(assigned("c", 2).len(), 1);
+}

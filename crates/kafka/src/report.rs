@@ -1,0 +1,701 @@
+//! The run report (`mqviz run --json`): per consumer what `poll()` returned and each partition's
+//! FetchState history; per group its protocol, generations (assignment, revoked, added), the
+//! final assignment, committed offsets and warnings with their consequences; and every record
+//! that a group never received or received more than once, with the reason traced through the
+//! causal log (event ids cited).
+
+use mqviz_engine::sort::CollectSorted;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use super::events::{Event, MsgId, Name, Part};
+use super::scenario::{GroupProtocol, SubscriptionSpec};
+use super::world::{Life, World};
+use crate::classic_group::{rebalance_protocol, RebalanceProtocol};
+use mqviz_engine::{EventId, Millis};
+
+/// Lists in the report stop after this many entries (their totals are given).
+const MAX_LISTED: usize = 2_000;
+
+fn part_names(parts: &[Part]) -> Vec<String> {
+    parts.iter().map(|p| p.label.to_string()).collect()
+}
+
+/// Someone received a record: (client, event, time).
+type Delivery = (Name, EventId, Millis);
+/// A successful commit: (event, time, client, offset).
+type CommitSeen = (EventId, Millis, Name, u64);
+/// A position set other than by polling: (event, time, why, position).
+type PositionSet = (EventId, Millis, String, Option<i64>);
+/// A generation's time, assignment, revoked and added, per client.
+type GenerationMaps = (Millis, Map<String, Value>, Map<String, Value>, Map<String, Value>);
+
+/// What the log says, gathered in one pass.
+#[derive(Default)]
+struct Index {
+    stored: BTreeMap<MsgId, EventId>,
+    /// (group, message) -> deliveries (client, event, time).
+    deliveries: BTreeMap<(usize, MsgId), Vec<Delivery>>,
+    skipped: BTreeMap<(usize, MsgId), EventId>,
+    truncated: BTreeMap<MsgId, EventId>,
+    /// (group, partition) -> successful commits (event, time, client, offset).
+    commits: BTreeMap<(usize, u32), Vec<CommitSeen>>,
+    /// Client -> moments it stopped owning what it had (crash, close, lost, revoked, timeout).
+    departures: BTreeMap<Name, Vec<(EventId, Millis, String)>>,
+    /// (client, partition) -> positions set other than by polling (event, time, why, position).
+    positions: BTreeMap<(Name, u32), Vec<PositionSet>>,
+}
+
+fn build_index(w: &World) -> Index {
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect_map();
+    let mut ix = Index::default();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Appended { first_msg, count, .. } => {
+                for m in *first_msg..first_msg + count {
+                    ix.stored.insert(m, e.id);
+                }
+            }
+            Event::Polled { client, msgs, .. } => {
+                if let Some(&g) = group_of.get(&**client) {
+                    for &m in msgs.iter() {
+                        ix.deliveries.entry((g, m)).or_default().push((client.clone(), e.id, e.at));
+                    }
+                }
+            }
+            Event::Skipped { client, msgs, .. } => {
+                if let Some(&g) = group_of.get(&**client) {
+                    for &m in msgs.iter() {
+                        ix.skipped.entry((g, m)).or_insert(e.id);
+                    }
+                }
+            }
+            Event::Truncated { lost, .. } => {
+                for &m in lost.iter() {
+                    ix.truncated.insert(m, e.id);
+                }
+            }
+            Event::Committed { group, client, offsets, .. } => {
+                if let Some(g) = w.find_group(group) {
+                    for (p, o) in offsets {
+                        ix.commits.entry((g, p.pid)).or_default().push((e.id, e.at, client.clone(), *o));
+                    }
+                }
+            }
+            Event::ConsumerCrashed { client } => {
+                ix.departures.entry(client.clone()).or_default().push((e.id, e.at, "crashed".into()))
+            }
+            Event::ConsumerClosed { client, reason } => {
+                ix.departures.entry(client.clone()).or_default().push((e.id, e.at, format!("closed ({reason})")))
+            }
+            Event::Revoked { client, lost, reason, partitions } => ix.departures.entry(client.clone()).or_default().push((
+                e.id,
+                e.at,
+                format!("{} {} ({reason})", if *lost { "lost" } else { "gave up" }, part_names(partitions).join(", ")),
+            )),
+            Event::PollTimeoutExpired { client, .. } => ix.departures.entry(client.clone()).or_default().push((
+                e.id,
+                e.at,
+                "exceeded max.poll.interval.ms and left the group".into(),
+            )),
+            Event::FetchStateChanged { client, part, why, position, .. } => {
+                ix.positions.entry((client.clone(), part.pid)).or_default().push((e.id, e.at, why.clone(), *position))
+            }
+            _ => {}
+        }
+    }
+    ix
+}
+
+/// The partitions a group's consumers ask for (all lives): their topics' partitions, or the
+/// assigned ones.
+fn group_pids(w: &World, g: usize) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for c in w.consumers.iter().filter(|c| c.group == g) {
+        match &c.subscription {
+            Some(SubscriptionSpec::Topics(topics)) => {
+                for t in topics {
+                    if let Some(i) = w.topic_index(t) {
+                        out.extend(w.topics[i].pids.iter().copied());
+                    }
+                }
+            }
+            Some(SubscriptionSpec::Pattern(p)) => {
+                if let Ok(pattern) = crate::pattern::TopicPattern::compile(p) {
+                    for t in w.topics.iter().filter(|t| pattern.matches(&t.name)) {
+                        out.extend(t.pids.iter().copied());
+                    }
+                }
+            }
+            Some(SubscriptionSpec::Assign(parts)) => {
+                for r in parts {
+                    let tp = crate::assignor::TopicPartition::new(r.topic.clone(), r.partition as i32);
+                    out.extend(w.pid_of(&tp));
+                }
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+fn record_json(w: &World, m: MsgId) -> Map<String, Value> {
+    let mut o = Map::new();
+    if let Some(msg) = w.messages.get(m as usize) {
+        let p = &w.partitions[msg.pid as usize];
+        o.insert("topic".into(), json!(&*w.topics[p.topic].name));
+        o.insert("partition".into(), json!(p.partition));
+        o.insert("offset".into(), json!(msg.offset));
+        o.insert("key".into(), json!(w.message_key(msg)));
+        o.insert("value".into(), json!(w.message_value(msg)));
+    }
+    o
+}
+
+fn ids(list: &[EventId]) -> Value {
+    json!(list.iter().map(|e| e.0).collect::<Vec<_>>())
+}
+
+/// Why a record never reached a group.
+fn unconsumed_reason(w: &World, ix: &Index, g: usize, m: MsgId) -> (String, Vec<EventId>) {
+    let msg = &w.messages[m as usize];
+    let part = &w.partitions[msg.pid as usize].part;
+    let stored = ix.stored.get(&m).copied();
+    let mut events: Vec<EventId> = stored.into_iter().collect();
+    if let Some(&t) = ix.truncated.get(&m) {
+        events.push(t);
+        let at = w.log.get(t).map(|e| e.at).unwrap_or(0);
+        return (
+            format!("removed from {part} by an unclean leader election at t={at} (#{}) before the group read it", t.0),
+            events,
+        );
+    }
+    if let Some(&s) = ix.skipped.get(&(g, m)) {
+        events.extend(w.log.cause_chain(s).iter().rev().map(|e| e.id).filter(|id| Some(*id) != stored));
+        let (at, text) = w.log.get(s).map(|e| (e.at, e.kind.to_string())).unwrap_or_default();
+        let stored_at = stored.and_then(|id| w.log.get(id)).map(|e| e.at).unwrap_or(0);
+        let why = match w.log.get(s).map(|e| &e.kind) {
+            Some(Event::Skipped { client, reason, .. }) => format!("{client}: {reason}"),
+            _ => text,
+        };
+        return (
+            format!("produced at t={stored_at}, before the group's position on {part} moved past it at t={at} (#{}): {why}", s.0),
+            events,
+        );
+    }
+    let owner = w.consumers.iter().find(|c| c.group == g && c.running() && c.subs.is_assigned(&w.tp_of(msg.pid)));
+    match owner {
+        Some(c) => {
+            let tp = w.tp_of(msg.pid);
+            let pos =
+                c.subs.state(&tp).and_then(|s| s.position).map(|p| p.offset.to_string()).unwrap_or_else(|| "unknown".into());
+            (format!("still in the log when the run ended: {}'s position on {part} is {pos}", c.client_id), events)
+        }
+        None => {
+            let running = w.consumers.iter().any(|c| c.group == g && c.running());
+            let why = if running {
+                w.unowned_reason(msg.pid, Some(g)).unwrap_or_else(|| "no running member of the group reads it".into())
+            } else {
+                let last = w
+                    .consumers
+                    .iter()
+                    .filter(|c| c.group == g)
+                    .filter_map(|c| ix.departures.get(&c.client_id).and_then(|d| d.last()).map(|d| (c.client_id.clone(), d)))
+                    .max_by_key(|(_, d)| d.0);
+                match last {
+                    Some((client, (id, at, what))) => {
+                        events.push(*id);
+                        format!("no consumer of the group was running at the end ({client} {what} at t={at}, #{})", id.0)
+                    }
+                    None => "no consumer of the group ever read it".into(),
+                }
+            };
+            (format!("not read by the end of the run: {part}: {why}"), events)
+        }
+    }
+}
+
+/// Why a record reached a group more than once: the first reader had not committed past it
+/// when it stopped owning the partition, and the next owner started from the committed offset.
+fn duplicate_reason(w: &World, ix: &Index, g: usize, m: MsgId, deliveries: &[Delivery]) -> (String, Vec<EventId>) {
+    let msg = &w.messages[m as usize];
+    let part = w.partitions[msg.pid as usize].part.clone();
+    let (first_client, first_id, first_at) = deliveries[0].clone();
+    let (second_client, second_id, second_at) = deliveries[1].clone();
+    let mut events = vec![first_id];
+    let mut text = format!("polled by {first_client} at t={first_at} (#{})", first_id.0);
+    let commits = ix.commits.get(&(g, msg.pid)).map(Vec::as_slice).unwrap_or(&[]);
+    let last_commit = commits.iter().rfind(|c| c.2 == first_client && c.1 <= second_at);
+    match last_commit {
+        Some((id, at, _, offset)) if *offset <= msg.offset => {
+            events.push(*id);
+            let _ = write!(text, "; {first_client}'s last commit of {part} before it was read again was offset {offset} (t={at}, #{}), not past it", id.0);
+        }
+        Some((id, at, _, offset)) => {
+            events.push(*id);
+            let _ = write!(
+                text,
+                "; {first_client} had committed past it ({offset} at t={at}, #{}), so the position itself moved back",
+                id.0
+            );
+        }
+        None => {
+            let _ = write!(text, "; {first_client} never committed {part} before it was read again");
+        }
+    }
+    let departure =
+        ix.departures.get(&first_client).and_then(|list| list.iter().find(|(_, at, _)| *at >= first_at && *at <= second_at));
+    if let Some((id, at, what)) = departure {
+        events.push(*id);
+        let _ = write!(text, "; then {first_client} {what} at t={at} (#{})", id.0);
+    }
+    let start = ix
+        .positions
+        .get(&(second_client.clone(), msg.pid))
+        .and_then(|list| list.iter().rfind(|(_, at, _, p)| *at <= second_at && p.is_some_and(|p| p <= msg.offset as i64)));
+    if let Some((id, at, why, position)) = start {
+        events.push(*id);
+        let _ = write!(
+            text,
+            "; {second_client}'s position on {part} was set to {} at t={at} ({why}, #{})",
+            position.unwrap_or(-1),
+            id.0
+        );
+    }
+    events.push(second_id);
+    let _ = write!(text, "; read again by {second_client} at t={second_at} (#{})", second_id.0);
+    (text, events)
+}
+
+fn rebalance_name(w: &World, g: usize) -> &'static str {
+    let Some(c) = w.consumers.iter().find(|c| c.group == g) else { return "EAGER" };
+    match c.protocol {
+        GroupProtocol::Consumer => "KIP-848 (incremental, per member)",
+        GroupProtocol::Classic => match rebalance_protocol(&c.config.assignors) {
+            RebalanceProtocol::Eager => "EAGER",
+            RebalanceProtocol::Cooperative => "COOPERATIVE",
+        },
+    }
+}
+
+/// Per generation (classic): who got what, what each member gave up before it and what it gained.
+/// Per target epoch (KIP-848): the coordinator's target, and what left or joined each member's
+/// target since the previous one.
+fn generations(w: &World, g: usize) -> Vec<Value> {
+    let name = &w.groups[g].name;
+    let mut pending_revoked: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
+    let mut gens: BTreeMap<i32, GenerationMaps> = BTreeMap::new();
+    let mut previous_target: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
+    let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Revoked { client, partitions, .. } if members.contains(&**client) => {
+                pending_revoked.entry(client.clone()).or_default().extend(part_names(partitions));
+            }
+            Event::Assigned { client, group, generation, assigned, revoked, added } if group == name => {
+                let entry = gens.entry(*generation).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
+                let mut gone = pending_revoked.remove(client).unwrap_or_default();
+                gone.extend(part_names(revoked));
+                entry.1.insert(client.to_string(), json!(part_names(assigned)));
+                entry.2.insert(client.to_string(), json!(gone.into_iter().collect::<Vec<_>>()));
+                entry.3.insert(client.to_string(), json!(part_names(added)));
+            }
+            Event::TargetComputed { group, epoch, members: targets, .. } if group == name => {
+                let entry = gens.entry(*epoch).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
+                let mut next: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
+                for (client, parts) in targets {
+                    let now: BTreeSet<String> = part_names(parts).into_iter().collect_set();
+                    let before = previous_target.get(client).cloned().unwrap_or_default();
+                    entry.1.insert(client.to_string(), json!(now.iter().collect::<Vec<_>>()));
+                    entry.2.insert(client.to_string(), json!(before.difference(&now).collect::<Vec<_>>()));
+                    entry.3.insert(client.to_string(), json!(now.difference(&before).collect::<Vec<_>>()));
+                    next.insert(client.clone(), now);
+                }
+                // Members that left the target gave up everything they had in it.
+                for (client, before) in &previous_target {
+                    if !next.contains_key(client) && !before.is_empty() {
+                        entry.2.insert(client.to_string(), json!(before.iter().collect::<Vec<_>>()));
+                    }
+                }
+                previous_target = next;
+            }
+            _ => {}
+        }
+    }
+    gens.into_iter()
+        .map(|(n, (at, assignment, revoked, added))| {
+            json!({"generation": n, "at": at, "assignment": assignment, "revoked": revoked, "added": added})
+        })
+        .collect()
+}
+
+/// Warnings for one group, each with its consequence spelled out.
+fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
+    let mut out = Vec::new();
+    let grp = &w.groups[g];
+    let members: Vec<&super::world::Consumer> = w.consumers.iter().filter(|c| c.group == g).collect();
+    // EAGER rebalances: every member revokes everything; the pause lasts until its new assignment.
+    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.client_id).collect_set();
+    let (mut eager_revocations, mut longest_pause) = (0usize, 0u64);
+    let mut revoked_at: BTreeMap<&str, Millis> = BTreeMap::new();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Revoked { client, reason, .. } if clients.contains(&**client) && reason.starts_with("EAGER") => {
+                eager_revocations += 1;
+                revoked_at.insert(client, e.at);
+            }
+            Event::Assigned { client, .. } => {
+                if let Some(at) = revoked_at.remove(&**client) {
+                    longest_pause = longest_pause.max(e.at - at);
+                }
+            }
+            _ => {}
+        }
+    }
+    // A pause not over yet lasts until now: the warning speaks of the moment shown.
+    let ongoing = !revoked_at.is_empty();
+    for at in revoked_at.values() {
+        longest_pause = longest_pause.max(w.now.saturating_sub(*at));
+    }
+    if eager_revocations > 0 {
+        out.push(format!(
+            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {eager_revocations} times and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms{}).",
+            grp.name,
+            if ongoing { ", and a member is still waiting" } else { "" }
+        ));
+    }
+    let latest_skips: usize = ix
+        .skipped
+        .iter()
+        .filter(|((gg, _), id)| {
+            *gg == g && matches!(w.log.get(**id).map(|e| &e.kind), Some(Event::Skipped { reason, .. }) if reason.contains("no committed offset"))
+        })
+        .count();
+    if latest_skips > 0 {
+        out.push(format!(
+            "{} started without committed offsets and reset by auto.offset.reset: {latest_skips} records already in the log were skipped and will never be read by this group (use earliest, or commit before producing matters).",
+            grp.name
+        ));
+    }
+    let (mut commit_gap, mut moved_back) = (0usize, 0usize);
+    for ((_, m), d) in ix.deliveries.range((g, 0)..=(g, MsgId::MAX)) {
+        if d.len() < 2 {
+            continue;
+        }
+        let msg = &w.messages[*m as usize];
+        let covered = ix
+            .commits
+            .get(&(g, msg.pid))
+            .and_then(|list| list.iter().rfind(|c| c.2 == d[0].0 && c.1 <= d[1].2))
+            .is_some_and(|c| c.3 > msg.offset);
+        if covered {
+            moved_back += 1;
+        } else {
+            commit_gap += 1;
+        }
+    }
+    if commit_gap > 0 {
+        out.push(format!(
+            "{commit_gap} records reached {} more than once because a consumer read them after its last commit and then stopped owning the partition (crash, poll timeout, revocation without a commit): the next owner started from the committed offset. With auto-commit the window is up to auto.commit.interval.ms of records.",
+            grp.name
+        ));
+    }
+    if moved_back > 0 {
+        out.push(format!(
+            "{moved_back} records reached {} again after they had been committed, because a position moved back (seek, seekToBeginning, or a reset after truncation).",
+            grp.name
+        ));
+    }
+    for c in &members {
+        if c.instance_id.is_some() && c.life == Life::Crashed {
+            out.push(format!(
+                "static member {} ({}) is down: static members send no LeaveGroup, so its partitions stay assigned to it and unread until session.timeout.ms ({} ms) expires.",
+                c.client_id,
+                c.instance_id.as_deref().unwrap_or(""),
+                c.config.session_timeout_ms
+            ));
+        }
+        if c.life == Life::Failed {
+            if let Some(Event::PollThrew { error, .. }) = w
+                .log
+                .entries()
+                .iter()
+                .rev()
+                .map(|e| &e.kind)
+                .find(|k| matches!(k, Event::PollThrew { client, .. } if *client == c.client_id))
+            {
+                out.push(format!(
+                    "{}'s poll() threw {error}; the application closed the consumer, so it reads nothing more.",
+                    c.client_id
+                ));
+            }
+        }
+    }
+    let assigners = members.iter().filter(|c| matches!(c.subscription, Some(SubscriptionSpec::Assign(_)))).count();
+    if assigners > 0 && assigners < members.len() {
+        out.push(format!(
+            "{} mixes assign() consumers with subscribed members: commits from assign() consumers carry no generation and are refused (UNKNOWN_MEMBER_ID) while the group has members.",
+            grp.name
+        ));
+    }
+    let failures: usize =
+        w.log.entries().iter().filter(|e| matches!(&e.kind, Event::AssignorFailed { group, .. } if *group == grp.name)).count();
+    if failures > 0 {
+        out.push(format!("the assignor failed {failures} time(s) in {}: the rebalance could not complete.", grp.name));
+    }
+    out
+}
+
+pub fn warnings(w: &World) -> Vec<(String, String)> {
+    let ix = build_index(w);
+    (0..w.groups.len())
+        .flat_map(|g| group_warnings(w, g, &ix).into_iter().map(move |t| (w.groups[g].name.to_string(), t)))
+        .collect()
+}
+
+fn consumers_json(w: &World) -> Map<String, Value> {
+    let mut consumed: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    let mut states: BTreeMap<&str, BTreeMap<String, Vec<Value>>> = BTreeMap::new();
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Polled { client, msgs, .. } => {
+                let list = consumed.entry(client).or_default();
+                for &m in msgs.iter() {
+                    if list.len() < MAX_LISTED {
+                        let mut o = record_json(w, m);
+                        o.insert("at".into(), json!(e.at));
+                        list.push(Value::Object(o));
+                    }
+                }
+            }
+            Event::FetchStateChanged { client, part, to, position, why, .. } => {
+                states
+                    .entry(client)
+                    .or_default()
+                    .entry(part.label.to_string())
+                    .or_default()
+                    .push(json!({"at": e.at, "state": to, "position": position, "why": why, "event": e.id.0}));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Map::new();
+    for c in &w.consumers {
+        let mut o = Map::new();
+        o.insert("group".into(), json!(&*w.groups[c.group].name));
+        o.insert("state".into(), json!(format!("{:?}", c.life).to_ascii_lowercase()));
+        o.insert("protocol".into(), json!(c.protocol.name()));
+        o.insert("consumedCount".into(), json!(c.consumed));
+        o.insert("consumed".into(), json!(consumed.remove(&*c.client_id).unwrap_or_default()));
+        o.insert("fetchStates".into(), json!(states.remove(&*c.client_id).unwrap_or_default()));
+        match c.protocol {
+            GroupProtocol::Classic => {
+                o.insert("memberId".into(), json!(&*c.classic.member_id));
+                o.insert("generation".into(), json!(c.classic.generation));
+                o.insert("memberState".into(), json!(c.classic.state.name()));
+            }
+            GroupProtocol::Consumer => {
+                o.insert("memberId".into(), json!(&*c.modern.member_id));
+                o.insert("memberEpoch".into(), json!(c.modern.epoch));
+                o.insert("memberState".into(), json!(c.modern.state.name()));
+            }
+        }
+        let assigned: Vec<String> =
+            c.subs.assigned_partitions().iter().map(|tp| format!("{}-{}", tp.topic, tp.partition)).collect();
+        o.insert("assigned".into(), json!(if c.running() { assigned } else { Vec::new() }));
+        out.insert(c.client_id.to_string(), Value::Object(o));
+    }
+    out
+}
+
+fn groups_json(w: &World, ix: &Index) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (g, grp) in w.groups.iter().enumerate() {
+        let mut o = Map::new();
+        o.insert("protocol".into(), json!(grp.protocol.name()));
+        o.insert("rebalanceProtocol".into(), json!(rebalance_name(w, g)));
+        o.insert("coordinator".into(), json!(&*w.brokers[grp.coordinator].name));
+        match grp.protocol {
+            GroupProtocol::Classic => {
+                o.insert("state".into(), json!(grp.classic.state.name()));
+                o.insert("generation".into(), json!(grp.classic.generation));
+                o.insert("assignor".into(), json!(grp.classic.protocol_name));
+            }
+            GroupProtocol::Consumer => {
+                o.insert("state".into(), json!(grp.modern.state().name()));
+                o.insert("groupEpoch".into(), json!(grp.modern.group_epoch));
+                o.insert("targetEpoch".into(), json!(grp.modern.target.epoch));
+                o.insert("assignor".into(), json!(grp.modern.assignor.map(|a| a.name())));
+            }
+        }
+        o.insert("generations".into(), json!(generations(w, g)));
+        let pids = group_pids(w, g);
+        let mut assignment: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+        for &pid in &pids {
+            let p = &w.partitions[pid as usize];
+            let tp = w.tp_of(pid);
+            let owner = w
+                .consumers
+                .iter()
+                .find(|c| c.group == g && c.running() && c.subs.is_assigned(&tp))
+                .map(|c| c.client_id.to_string());
+            assignment.entry(w.topics[p.topic].name.to_string()).or_default().insert(p.partition.to_string(), json!(owner));
+        }
+        o.insert("assignment".into(), json!(assignment));
+        let committed: Map<String, Value> = grp
+            .committed
+            .iter()
+            .map(|(pid, (off, _))| (w.partitions[*pid as usize].part.label.to_string(), json!(off)))
+            .collect();
+        o.insert("committed".into(), Value::Object(committed));
+        o.insert("warnings".into(), json!(group_warnings(w, g, ix)));
+        out.insert(grp.name.to_string(), Value::Object(o));
+    }
+    out
+}
+
+/// Records a group never received and records it received more than once, with reasons.
+fn losses_and_duplicates(w: &World, ix: &Index) -> (Vec<Value>, usize, Vec<Value>, usize) {
+    let mut unconsumed = Vec::new();
+    let mut unconsumed_total = 0;
+    let mut duplicates = Vec::new();
+    let mut duplicate_total = 0;
+    for g in 0..w.groups.len() {
+        let pids = group_pids(w, g);
+        let group = &*w.groups[g].name;
+        for (m, msg) in w.messages.iter().enumerate() {
+            let m = m as MsgId;
+            if !pids.contains(&msg.pid) {
+                continue;
+            }
+            match ix.deliveries.get(&(g, m)) {
+                None => {
+                    unconsumed_total += 1;
+                    if unconsumed.len() < MAX_LISTED {
+                        let (reason, events) = unconsumed_reason(w, ix, g, m);
+                        let mut o = record_json(w, m);
+                        o.insert("group".into(), json!(group));
+                        o.insert("reason".into(), json!(reason));
+                        o.insert("events".into(), ids(&events));
+                        unconsumed.push(Value::Object(o));
+                    }
+                }
+                Some(d) if d.len() > 1 => {
+                    duplicate_total += 1;
+                    if duplicates.len() < MAX_LISTED {
+                        let (reason, events) = duplicate_reason(w, ix, g, m, d);
+                        let mut o = record_json(w, m);
+                        o.insert("group".into(), json!(group));
+                        o.insert(
+                            "deliveries".into(),
+                            json!(d
+                                .iter()
+                                .map(|(c, id, at)| json!({"client": &**c, "at": at, "event": id.0}))
+                                .collect::<Vec<_>>()),
+                        );
+                        o.insert("reason".into(), json!(reason));
+                        o.insert("events".into(), ids(&events));
+                        duplicates.push(Value::Object(o));
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    (unconsumed, unconsumed_total, duplicates, duplicate_total)
+}
+
+pub fn report_json(w: &World) -> Value {
+    let ix = build_index(w);
+    let (unconsumed, unconsumed_total, duplicates, duplicate_total) = losses_and_duplicates(w, &ix);
+    let partitions: Map<String, Value> = w
+        .partitions
+        .iter()
+        .map(|p| {
+            (
+                p.part.label.to_string(),
+                json!({"leader": &*w.brokers[p.leader].name, "leaderEpoch": p.epoch, "logEndOffset": p.log_end(), "highWatermark": p.high_watermark()}),
+            )
+        })
+        .collect();
+    json!({
+        "broker": "kafka",
+        "name": w.scenario.name,
+        "until": w.scenario.until,
+        "events": w.log.len(),
+        "digest": format!("{:016x}", w.log.digest()),
+        "produced": w.messages.len(),
+        "partitions": partitions,
+        "consumers": consumers_json(w),
+        "groups": groups_json(w, &ix),
+        "unconsumedCount": unconsumed_total,
+        "unconsumed": unconsumed,
+        "duplicateCount": duplicate_total,
+        "duplicates": duplicates,
+    })
+}
+
+pub fn report_text(w: &World) -> String {
+    let r = report_json(w);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} (kafka) until t={}: {} records produced, {} events, digest {}",
+        w.scenario.name,
+        w.scenario.until,
+        w.messages.len(),
+        w.log.len(),
+        r["digest"].as_str().unwrap_or("")
+    );
+    if let Some(groups) = r["groups"].as_object() {
+        for (name, g) in groups {
+            let _ = writeln!(
+                s,
+                "group {name}: {} protocol, {}, state {}, {} generations",
+                g["protocol"].as_str().unwrap_or(""),
+                g["rebalanceProtocol"].as_str().unwrap_or(""),
+                g["state"].as_str().unwrap_or(""),
+                g["generations"].as_array().map_or(0, Vec::len)
+            );
+            if let Some(a) = g["assignment"].as_object() {
+                for (topic, parts) in a {
+                    let owners: Vec<String> = parts
+                        .as_object()
+                        .map(|p| p.iter().map(|(k, v)| format!("{k}:{}", v.as_str().unwrap_or("-"))).collect())
+                        .unwrap_or_default();
+                    let _ = writeln!(s, "  {topic}: {}", owners.join(" "));
+                }
+            }
+            for wtext in g["warnings"].as_array().into_iter().flatten() {
+                let _ = writeln!(s, "  warning: {}", wtext.as_str().unwrap_or(""));
+            }
+        }
+    }
+    for c in &w.consumers {
+        let _ = writeln!(s, "consumer {} ({}): {:?}, {} records polled", c.client_id, w.groups[c.group].name, c.life, c.consumed);
+    }
+    let _ = writeln!(s, "unconsumed: {}, delivered more than once: {}", r["unconsumedCount"], r["duplicateCount"]);
+    for u in r["unconsumed"].as_array().into_iter().flatten().take(20) {
+        let _ = writeln!(
+            s,
+            "  unconsumed {}-{}@{}: {}",
+            u["topic"].as_str().unwrap_or(""),
+            u["partition"],
+            u["offset"],
+            u["reason"].as_str().unwrap_or("")
+        );
+    }
+    for d in r["duplicates"].as_array().into_iter().flatten().take(20) {
+        let _ = writeln!(
+            s,
+            "  duplicate {}-{}@{}: {}",
+            d["topic"].as_str().unwrap_or(""),
+            d["partition"],
+            d["offset"],
+            d["reason"].as_str().unwrap_or("")
+        );
+    }
+    s
+}

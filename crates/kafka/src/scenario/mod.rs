@@ -1,0 +1,321 @@
+//! The Kafka section of a scenario (`docs/scenario-format.md`, "Kafka"): brokers, topics with
+//! partitions, producers, consumer groups (classic or KIP-848) and the timeline, read from the same
+//! JSON object as the shared envelope (`mqviz_engine::scenario`).
+//!
+//! Consumer settings are written once per group and may be overridden per consumer; a consumer's
+//! overrides are kept apart from the group's values so that a consumer added later (a timeline
+//! `addConsumer`) inherits the group's settings, and so that the writer gives back exactly what
+//! was read.
+
+mod config;
+mod parse;
+mod write;
+
+pub use config::{ConfigOverrides, ConsumerConfig, ManualCommit};
+pub use parse::{check_consumer_config, parse_action, parse_partition_ref, parse_scenario, parse_scenario_value};
+pub use write::{action_value, timed_action_value};
+
+use crate::assignor::ClientAssignor;
+use crate::server_assignor::ServerAssignor;
+use mqviz_engine::Millis;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub until: Millis,
+    pub latency_ms: Millis,
+    pub brokers: Vec<BrokerSpec>,
+    pub topics: Vec<TopicSpec>,
+    pub producers: Vec<ProducerSpec>,
+    pub groups: Vec<GroupSpec>,
+    pub timeline: Vec<TimedAction>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerSpec {
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: u32,
+    /// The leader of each partition by broker name; partition `p` is led by broker `p % n` when
+    /// the scenario does not say.
+    pub leaders: Vec<String>,
+}
+
+/// `partitioner.class`: the built-in partitioner (keyed murmur2, else uniform sticky) or
+/// `RoundRobinPartitioner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionerSpec {
+    BuiltIn,
+    RoundRobin,
+}
+
+impl PartitionerSpec {
+    pub fn name(self) -> &'static str {
+        match self {
+            PartitionerSpec::BuiltIn => "builtin",
+            PartitionerSpec::RoundRobin => "roundRobin",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSpec {
+    pub id: String,
+    pub partitioner: PartitionerSpec,
+    /// `batch.size`: the uniform sticky partitioner moves on after this many bytes.
+    pub batch_size: u32,
+    /// `partitioner.ignore.keys`.
+    pub ignore_keys: bool,
+    pub latency_ms: Option<Millis>,
+    pub sends: Vec<SendSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendSpec {
+    pub at: Millis,
+    pub topic: String,
+    /// Key template (`{i}` is the record's index in this send script); `None` sends null keys.
+    pub key: Option<String>,
+    pub value: String,
+    /// An explicit partition (`ProducerRecord(topic, partition, key, value)`).
+    pub partition: Option<u32>,
+    pub count: u32,
+    pub interval_ms: Millis,
+    /// Explicit send times (absolute); when non-empty they replace `at`/`count`/`intervalMs`.
+    pub times: Vec<Millis>,
+}
+
+/// `group.protocol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupProtocol {
+    /// JoinGroup/SyncGroup with client-side assignors.
+    Classic,
+    /// KIP-848: heartbeats carry the subscription, the coordinator assigns.
+    Consumer,
+}
+
+impl GroupProtocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupProtocol::Classic => "classic",
+            GroupProtocol::Consumer => "consumer",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GroupProtocol> {
+        [GroupProtocol::Classic, GroupProtocol::Consumer].into_iter().find(|p| p.name() == name)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PartitionRef {
+    pub topic: String,
+    pub partition: u32,
+}
+
+impl std::fmt::Display for PartitionRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.topic, self.partition)
+    }
+}
+
+/// How a consumer gets its partitions; the three are mutually exclusive in Kafka.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubscriptionSpec {
+    /// `subscribe(topics)`.
+    Topics(Vec<String>),
+    /// `subscribe(Pattern)`: a Java-style regular expression matched against whole topic names.
+    Pattern(String),
+    /// `assign(partitions)`: no group membership, commits only while the group is empty.
+    Assign(Vec<PartitionRef>),
+}
+
+impl SubscriptionSpec {
+    pub fn describe(&self) -> String {
+        match self {
+            SubscriptionSpec::Topics(t) => format!("subscribe({})", t.join(", ")),
+            SubscriptionSpec::Pattern(p) => format!("subscribe(/{p}/)"),
+            SubscriptionSpec::Assign(ps) => {
+                format!("assign({})", ps.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    pub name: String,
+    pub protocol: GroupProtocol,
+    /// The coordinator's `group.initial.rebalance.delay.ms` for this group (classic protocol).
+    pub initial_rebalance_delay_ms: Millis,
+    /// The group's consumer settings (Kafka defaults where the scenario says nothing).
+    pub config: ConsumerConfig,
+    pub consumers: Vec<ConsumerSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerSpec {
+    pub client_id: String,
+    /// `group.instance.id` (static membership, KIP-345).
+    pub instance_id: Option<String>,
+    pub subscription: Option<SubscriptionSpec>,
+    /// Settings that differ from the group's.
+    pub overrides: ConfigOverrides,
+    pub start_at: Option<Millis>,
+    pub latency_ms: Option<Millis>,
+}
+
+/// Where `seek` moves a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeekTarget {
+    Offset(u64),
+    /// `seekToBeginning`: AWAIT_RESET with EARLIEST.
+    Beginning,
+    /// `seekToEnd`: AWAIT_RESET with LATEST.
+    End,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    StartConsumer {
+        client_id: String,
+    },
+    /// `close()`: commit (auto-commit), revoke, leave the group (dynamic members only).
+    StopConsumer {
+        client_id: String,
+    },
+    /// The process dies: nothing is committed or sent; the coordinator notices at session timeout.
+    CrashConsumer {
+        client_id: String,
+    },
+    AddConsumer {
+        group: String,
+        consumer: ConsumerSpec,
+    },
+    /// `subscribe(topics)`, `subscribe(pattern)` or `assign(partitions)` on a running consumer.
+    Subscribe {
+        client_id: String,
+        subscription: SubscriptionSpec,
+    },
+    Unsubscribe {
+        client_id: String,
+    },
+    /// `partition.assignment.strategy` of every member of a classic group (as if each were
+    /// reconfigured and rejoined).
+    SetAssignors {
+        group: String,
+        assignors: Vec<ClientAssignor>,
+    },
+    /// `group.remote.assignor` of every member of a KIP-848 group.
+    SetRemoteAssignor {
+        group: String,
+        assignor: ServerAssignor,
+    },
+    /// `group.protocol` of every member: each is closed and started again under the new protocol.
+    SetProtocol {
+        group: String,
+        protocol: GroupProtocol,
+    },
+    Pause {
+        client_id: String,
+        partitions: Vec<PartitionRef>,
+    },
+    Resume {
+        client_id: String,
+        partitions: Vec<PartitionRef>,
+    },
+    Seek {
+        client_id: String,
+        partition: PartitionRef,
+        to: SeekTarget,
+    },
+    /// A new send script for an existing producer, starting at the action's time.
+    Produce {
+        producer: String,
+        send: SendSpec,
+    },
+    /// A clean leader election: the partition's leader epoch goes up by one, nothing is lost.
+    LeaderChange {
+        partition: PartitionRef,
+        leader: Option<String>,
+    },
+    /// An unclean leader election: a replica that was behind becomes leader with a new epoch and
+    /// the log is cut back to `offset` (records at and above it are gone).
+    Truncate {
+        partition: PartitionRef,
+        offset: u64,
+        leader: Option<String>,
+    },
+    /// More partitions for an existing topic (partition counts only grow).
+    AddPartitions {
+        topic: String,
+        partitions: u32,
+    },
+    CreateTopic {
+        topic: TopicSpec,
+    },
+}
+
+impl Action {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::StartConsumer { .. } => "startConsumer",
+            Action::StopConsumer { .. } => "stopConsumer",
+            Action::CrashConsumer { .. } => "crashConsumer",
+            Action::AddConsumer { .. } => "addConsumer",
+            Action::Subscribe { subscription: SubscriptionSpec::Topics(_), .. } => "subscribe",
+            Action::Subscribe { subscription: SubscriptionSpec::Pattern(_), .. } => "subscribePattern",
+            Action::Subscribe { subscription: SubscriptionSpec::Assign(_), .. } => "assign",
+            Action::Unsubscribe { .. } => "unsubscribe",
+            Action::SetAssignors { .. } => "setAssignors",
+            Action::SetRemoteAssignor { .. } => "setRemoteAssignor",
+            Action::SetProtocol { .. } => "setProtocol",
+            Action::Pause { .. } => "pause",
+            Action::Resume { .. } => "resume",
+            Action::Seek { .. } => "seek",
+            Action::Produce { .. } => "produce",
+            Action::LeaderChange { .. } => "leaderChange",
+            Action::Truncate { .. } => "truncate",
+            Action::AddPartitions { .. } => "addPartitions",
+            Action::CreateTopic { .. } => "createTopic",
+        }
+    }
+
+    /// The consumer a command is about, if any.
+    pub fn client(&self) -> Option<&str> {
+        match self {
+            Action::StartConsumer { client_id }
+            | Action::StopConsumer { client_id }
+            | Action::CrashConsumer { client_id }
+            | Action::Subscribe { client_id, .. }
+            | Action::Unsubscribe { client_id }
+            | Action::Pause { client_id, .. }
+            | Action::Resume { client_id, .. }
+            | Action::Seek { client_id, .. } => Some(client_id),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedAction {
+    pub at: Millis,
+    pub action: Action,
+}
+
+/// The names of all timeline actions, for error messages.
+pub const ACTION_NAMES: &str = "startConsumer, stopConsumer, crashConsumer, addConsumer, subscribe, subscribePattern, assign, \
+unsubscribe, setAssignors, setRemoteAssignor, setProtocol, pause, resume, seek, produce, leaderChange, truncate, addPartitions \
+or createTopic";
+
+/// The default `partition.assignment.strategy`: `[RangeAssignor, CooperativeStickyAssignor]`,
+/// which makes the default rebalance protocol EAGER (spec §8 item 1).
+pub fn default_assignors() -> Vec<ClientAssignor> {
+    vec![ClientAssignor::Range, ClientAssignor::CooperativeSticky]
+}

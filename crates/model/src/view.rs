@@ -1,0 +1,308 @@
+//! The broker-neutral picture of a running model: what the canvas, the frame tracker, the plots and
+//! the shared panels read. Every model fills the same plain values; nothing here names a broker.
+//!
+//! Identity: consumers are numbered by their index in `View::consumers` and partitions (queues,
+//! partitions, segments) by `PartitionView::id`. Both are stable for the life of a run (models
+//! only append), so the tracker can key its series by them.
+
+use std::sync::Arc;
+
+use mqviz_engine::Millis;
+
+/// A message's number within its model (retry or DLQ copies have numbers of their own).
+pub type MsgId = u32;
+/// The colour key of a message without a tag or key.
+pub const NO_KEY: u32 = u32::MAX;
+/// Index of a consumer in `View::consumers`.
+pub type ConsumerIx = u32;
+/// `PartitionView::id`.
+pub type PartitionId = u32;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct View {
+    /// Colour keys: `labels[k]` is the tag or key that colour key `k` stands for.
+    pub labels: Vec<String>,
+    pub brokers: Vec<BrokerView>,
+    pub topics: Vec<TopicView>,
+    pub producers: Vec<ProducerView>,
+    pub groups: Vec<GroupView>,
+    pub consumers: Vec<ConsumerView>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerView {
+    pub name: String,
+    pub sent: u64,
+}
+
+/// One line of state shown inside a box, e.g. a broker's subscription-table entry
+/// `TopicTestA ⇐ TagB (ConsumerB, subVersion 5010)` or a group's `Stable, generation 4`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateLine {
+    pub text: String,
+    /// When this line last changed: the canvas flashes it for a moment after.
+    pub changed_at: Option<Millis>,
+    /// Something the viewer should notice (an overwritten entry, a fenced member, ...).
+    pub alert: bool,
+}
+
+impl StateLine {
+    pub fn plain(text: impl Into<String>) -> StateLine {
+        StateLine { text: text.into(), changed_at: None, alert: false }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrokerView {
+    pub name: String,
+    pub lines: Vec<StateLine>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicView {
+    pub name: String,
+    /// Retry, dead-letter and other internal topics: drawn apart or not at all.
+    pub internal: bool,
+    pub partitions: Vec<PartitionView>,
+}
+
+/// A queue (RocketMQ), partition (Kafka) or segment / partition (Pulsar), drawn as a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionView {
+    pub id: PartitionId,
+    /// Short label: `q0`, `p3`, `seg 5`.
+    pub label: String,
+    /// Index into `View::brokers` of the broker that hosts (or leads) it.
+    pub broker: Option<usize>,
+    /// First offset still stored, and the next offset to be written.
+    pub log_start: u64,
+    pub log_end: u64,
+    /// Offsets drawn on the log: committed offsets, positions, high watermark, mark-delete...
+    pub marks: Vec<OffsetMark>,
+    /// Consumers that own or read it now (index into `View::consumers`).
+    pub owners: Vec<ConsumerIx>,
+    /// A short state badge: a FetchState, `sealed`, `draining`...
+    pub badge: Option<String>,
+    /// Why nobody reads it, when nobody does and that matters (the canvas shows it in red).
+    pub unowned_reason: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A group's committed offset (RocketMQ, Kafka) or a cursor's mark-delete position (Pulsar).
+    Committed,
+    /// A consumer's fetch position.
+    Position,
+    /// Kafka's high watermark / last stable offset.
+    HighWatermark,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OffsetMark {
+    pub kind: MarkKind,
+    pub offset: u64,
+    /// Whose mark: a group or consumer name.
+    pub label: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConsumerState {
+    NotStarted,
+    Running,
+    Stopped,
+    Crashed,
+    /// `start()` threw; the reason is in `ConsumerView::detail`.
+    StartFailed,
+}
+
+impl ConsumerState {
+    /// The one wording used everywhere (canvas, panels, live region).
+    pub fn label(self) -> &'static str {
+        match self {
+            ConsumerState::NotStarted => "not started",
+            ConsumerState::Running => "running",
+            ConsumerState::Stopped => "stopped",
+            ConsumerState::Crashed => "crashed",
+            ConsumerState::StartFailed => "start failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerView {
+    pub name: String,
+    pub group: String,
+    pub state: ConsumerState,
+    /// What it subscribes to, in the model's words (`TopicTestA=TagA`).
+    pub subscription: String,
+    /// Set when the consumer's own subscription differs from what the broker applies for it.
+    pub mismatch: Option<String>,
+    /// Extra state lines (member id, generation, FetchStates, permits...).
+    pub lines: Vec<StateLine>,
+    /// Messages consumed so far.
+    pub consumed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupView {
+    pub name: String,
+    pub lines: Vec<StateLine>,
+}
+
+/// What became of a message, for its cell in the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Stored, not delivered yet.
+    Pending,
+    Consumed,
+    /// Skipped by a filter (or an offset that moved past it): lost for the group that skipped it.
+    Skipped,
+    /// Failed and waiting for a retry.
+    Retrying,
+    DeadLettered,
+}
+
+/// One cell of a partition's log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    pub offset: u64,
+    pub msg: MsgId,
+    /// Tag or key: the only thing colour encodes.
+    pub label: Option<Arc<str>>,
+    /// Its colour key (index into `View::labels`; `NO_KEY` without a tag or key).
+    pub key: u32,
+    pub fate: Fate,
+    /// A short qualifier of the fate, e.g. the SQL92 verdict that skipped it (`FALSE`, `NULL`,
+    /// `EVAL_ERROR`, `BLOOM_MISS`).
+    pub note: Option<&'static str>,
+}
+
+/// Everything known about one message, for hover and provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageView {
+    pub msg: MsgId,
+    pub topic: String,
+    pub partition: Option<PartitionId>,
+    pub offset: Option<u64>,
+    pub label: Option<String>,
+    pub body: String,
+    pub properties: Vec<(String, String)>,
+    pub producer: String,
+    pub born_at: Millis,
+    pub fate: Fate,
+}
+
+/// Why a message was dropped on its way to a consumer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// The broker's filter (RocketMQ: the group's table entry).
+    BrokerFilter,
+    /// The consumer's own re-filter.
+    ClientFilter,
+    /// Any other loss (e.g. an offset reset past it).
+    Other,
+}
+
+/// One fact read from a log entry, for the frame tracker: dots, plot series and marks. Models
+/// translate their own events; entries with no neutral meaning yield nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trace {
+    /// A message was appended to a partition (producer → partition).
+    Stored {
+        msg: MsgId,
+        key: u32,
+        partition: PartitionId,
+        offset: u64,
+        producer: Option<u32>,
+    },
+    /// Handed to the application (partition → consumer).
+    Delivered {
+        msg: MsgId,
+        key: u32,
+        partition: PartitionId,
+        consumer: ConsumerIx,
+    },
+    Dropped {
+        msg: MsgId,
+        key: u32,
+        partition: PartitionId,
+        consumer: Option<ConsumerIx>,
+        kind: DropKind,
+    },
+    /// A group's committed offset moved (index into `View::groups`).
+    Committed {
+        partition: PartitionId,
+        group: u32,
+        offset: u64,
+    },
+    /// A consumer's assignment changed.
+    Reassigned {
+        consumer: ConsumerIx,
+    },
+    /// A consumer's heartbeat reached a broker (index into `View::brokers`).
+    Heartbeat {
+        consumer: ConsumerIx,
+        broker: u32,
+    },
+    /// Broker-side state a consumer depends on was overwritten (a subscription-table entry, ...).
+    Overwritten {
+        broker: u32,
+        consumer: Option<ConsumerIx>,
+    },
+    /// A consumer started, stopped, crashed or failed to start.
+    Lifecycle {
+        consumer: ConsumerIx,
+        state: ConsumerState,
+    },
+}
+
+/// The kinds of moment a viewer should not miss: the scrubber's chapter marks, the pacing's
+/// slow-downs and the "next key moment" control are built from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MomentKind {
+    Send,
+    Overwrite,
+    Rebalance,
+    Stop,
+    Loss,
+}
+
+impl MomentKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            MomentKind::Send => "sends",
+            MomentKind::Overwrite => "table overwritten",
+            MomentKind::Rebalance => "rebalance",
+            MomentKind::Stop => "consumer stopped",
+            MomentKind::Loss => "messages lost",
+        }
+    }
+}
+
+impl Trace {
+    /// The kind of key moment this fact marks, if any.
+    pub fn moment(&self) -> Option<MomentKind> {
+        match self {
+            Trace::Stored { .. } => Some(MomentKind::Send),
+            Trace::Overwritten { .. } => Some(MomentKind::Overwrite),
+            Trace::Reassigned { .. } => Some(MomentKind::Rebalance),
+            Trace::Lifecycle { state, .. } if *state != ConsumerState::Running => Some(MomentKind::Stop),
+            Trace::Dropped { .. } => Some(MomentKind::Loss),
+            _ => None,
+        }
+    }
+}
+
+/// Message counts of a run so far, for comparing two runs side by side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub produced: u64,
+    /// Consumptions, counting repeats.
+    pub consumed: u64,
+    /// Messages consumed more than once (by the same group).
+    pub duplicated: u64,
+    /// Skipped by a filter: lost for the group.
+    pub lost: u64,
+    pub retrying: u64,
+    pub dead_lettered: u64,
+}

@@ -1,7 +1,0 @@
-//! The Kafka model. Its sources live in `src/sim/kafka/` and name the engine and the seam by their
-//! paths in mqviz-sim (`crate::engine`, `crate::model`, ...), which these re-exports keep.
-
-pub use mqviz_base::{engine, hash, json_path, model, presets, scenario, sort};
-
-#[path = "../../kafka/mod.rs"]
-pub mod kafka;
