@@ -3,7 +3,7 @@
 # see Trunk.toml). index.html loads ./main.js.
 #
 # Why not Trunk's own Rust pipeline: the release page is split. wasm-split cuts Kafka's and
-# Pulsar's code (the split points in src/ui/models.rs) out of the first download into chunks
+# Pulsar's code (the split points in src/ui/parts.rs) out of the first download into chunks
 # fetched on demand, and that step runs between `cargo build` and `wasm-bindgen`, where Trunk 0.21
 # has no hook. Debug builds (`trunk serve`) skip the split: one wasm, built fast.
 #

@@ -115,7 +115,7 @@ fn the_core_is_pure() {
     assert!(offences.is_empty(), "the core must stay pure:\n{}", offences.join("\n"));
 }
 
-/// The page builds runs only after `ui::models::when_ready`, with the builders it has: the core's
+/// The page builds runs only after `ui::parts::when_ready`, with the builders it has: the core's
 /// loaders name every model, so one call from the UI would put Kafka and Pulsar back into the
 /// page's first download (and build a run whose code may not have arrived).
 #[test]
@@ -132,10 +132,10 @@ fn the_page_builds_runs_only_through_its_parts() {
         "registry::build_",
     ];
     let offences = offending_lines(&files, true, |f, line| {
-        let allowed = line.contains("registry::build_") && f.ends_with("ui/models.rs");
+        let allowed = line.contains("registry::build_") && f.ends_with("ui/parts.rs");
         loaders.iter().any(|l| line.contains(l)) && !allowed
     });
-    assert!(offences.is_empty(), "the page builds a run around ui::models:\n{}", offences.join("\n"));
+    assert!(offences.is_empty(), "the page builds a run around ui::parts:\n{}", offences.join("\n"));
 }
 
 /// The page takes preset texts only from `ui::presets`: `PRESETS`, `by_file` and the tour list

@@ -10,7 +10,7 @@ use super::frame::{start_loop, Canvases};
 use super::inspector::Inspector;
 use super::lazy::lazy_view;
 use super::legend::Legend;
-use super::models;
+use super::parts;
 use super::share::ShareBar;
 use super::state::Sim;
 use super::tour::TourStart;
@@ -63,7 +63,7 @@ fn InspectorTabs() -> impl IntoView {
     let tab = sim.tab;
     let labels = move || {
         let mut v: Vec<(&'static str, &'static str)> = vec![("Inspector", "tab-inspector")];
-        v.extend(models::tabs(sim.kind.get()).iter().map(|t| (t.label, t.testid)));
+        v.extend(parts::tabs(sim.kind.get()).iter().map(|t| (t.label, t.testid)));
         v
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -112,7 +112,7 @@ fn InspectorTabs() -> impl IntoView {
         </div>
         {move || {
             let kind = sim.kind.get();
-            (0..models::tabs(kind).len())
+            (0..parts::tabs(kind).len())
                 .map(|i| {
                     let visible = Signal::derive(move || tab.get() == i + 1);
                     view! {
@@ -123,7 +123,7 @@ fn InspectorTabs() -> impl IntoView {
                             aria-labelledby=format!("tab-{}", i + 1)
                             class:hidden=move || tab.get() != i + 1
                         >
-                            {models::tab_body(kind, i, visible)}
+                            {parts::tab_body(kind, i, visible)}
                         </div>
                     }
                 })
@@ -329,7 +329,7 @@ pub fn App() -> impl IntoView {
                 <LinkError />
             </section>
             <aside class="panel editor-panel" aria-label="Scenario editor">
-                {move || models::editor(sim.kind.get())}
+                {move || parts::editor(sim.kind.get())}
             </aside>
             <main class="stage" id="stage" class:comparing=move || sim.comparing.get()>
                 <super::outcome::Outcome />
@@ -362,7 +362,7 @@ pub fn App() -> impl IntoView {
                 </p>
                 // The model's own pictures (Kafka's Gantt, Pulsar's DAG and ring) come before the
                 // legend: at 1280×800 they must start above the fold.
-                {move || models::stage_extra(sim.kind.get())}
+                {move || parts::stage_extra(sim.kind.get())}
                 <Legend />
                 <div class="plots">
                     <figure>

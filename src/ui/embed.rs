@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use super::models;
+use super::parts;
 use super::state::{fmt_ms, Sim};
 
 /// The most JSON a `load` message may carry.
@@ -135,7 +135,7 @@ fn receive(sim: Sim, msg: Value) {
         None => Some(msg),
     }) {
         let needs_fetch =
-            msg.get("type").and_then(Value::as_str) == Some("load") && msg.get("scenario").is_some_and(|s| !models::ready_for(s));
+            msg.get("type").and_then(Value::as_str) == Some("load") && msg.get("scenario").is_some_and(|s| !parts::ready_for(s));
         if !needs_fetch {
             let outcome = handle(sim, &msg);
             // A long seek goes on in slices over the next frames: its `state` is posted when it
@@ -150,7 +150,7 @@ fn receive(sim: Sim, msg: Value) {
         }
         QUEUED.with(|q| *q.borrow_mut() = Some(Vec::new()));
         let scenario = msg.get("scenario").cloned().unwrap_or_default();
-        models::when_ready_for(&scenario, move |fetched| {
+        parts::when_ready_for(&scenario, move |fetched| {
             reply(fetched.and_then(|()| handle(sim, &msg)), sim);
             for queued in QUEUED.with(|q| q.borrow_mut().take()).unwrap_or_default() {
                 receive(sim, queued);

@@ -1,4 +1,4 @@
-//! What the page fetches after its first download: a model's code (`ui::models`) and a preset's
+//! What the page fetches after its first download: a model's code (`ui::parts`) and a preset's
 //! texts (`ui::presets`). While anything is on its way the page says so, and it does not rewrite
 //! the address bar, since what it shows is not yet what was asked for.
 

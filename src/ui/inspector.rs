@@ -7,7 +7,7 @@ use leptos::wasm_bindgen::JsCast;
 
 use std::fmt::Write;
 
-use super::models;
+use super::parts;
 use super::state::{esc, esc_ident, Sim};
 use mqviz_model::log_line;
 
@@ -17,7 +17,7 @@ pub fn Inspector() -> impl IntoView {
     let kind = RwSignal::new("all".to_string());
     let kinds = move || {
         sim.kind.track();
-        models::log_kinds(sim.peek(|m| m.log_kinds()).unwrap_or(&[]))
+        parts::log_kinds(sim.peek(|m| m.log_kinds()).unwrap_or(&[]))
     };
 
     // The tables are read-only: rendered as escaped HTML strings behind memos (one DOM write
@@ -165,7 +165,7 @@ pub fn Inspector() -> impl IntoView {
             <h2>"Warnings"</h2>
             <ul class="warnings" inner_html=move || warnings.get()></ul>
         </section>
-        {move || models::inspector_tables(sim.kind.get())}
+        {move || parts::inspector_tables(sim.kind.get())}
         <section>
             <h2>"Assignment"</h2>
             <table class="grid" data-testid="assignment-table">

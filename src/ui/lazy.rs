@@ -1,5 +1,5 @@
 //! Parts of the page its first view does not show: embed mode, the comparison, the tour player,
-//! the shortcuts help and RocketMQ's filter tab. Like Kafka's and Pulsar's parts (`ui::models`),
+//! the shortcuts help and RocketMQ's filter tab. Like Kafka's and Pulsar's parts (`ui::parts`),
 //! the release page cuts each into a chunk of its own (`--cfg mqviz_split`), fetched the first
 //! time the part is shown. A part's split point gives the function that builds its view;
 //! `lazy_view!` shows that view once it is in the page, or why it could not be fetched.

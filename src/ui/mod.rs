@@ -1,6 +1,6 @@
 //! The Leptos front end. The shell (`app`), the canvas, the frame tracker, the plots and the
 //! inspector read the model through the broker-neutral `mqviz_model::Simulation`; model-specific
-//! panels live in `ui/<model>/` and are found through `models`. Nothing here re-implements broker
+//! panels live in `ui/<model>/` and are found through `parts`. Nothing here re-implements broker
 //! logic.
 
 mod announce;
@@ -18,8 +18,8 @@ mod lazy;
 mod legend;
 mod line_chart;
 mod math;
-mod models;
 mod outcome;
+mod parts;
 mod plots;
 mod presets;
 pub mod pulsar;

@@ -254,7 +254,7 @@ impl Sim {
             }
         }
         // Another model may have fewer tabs: back to the Inspector then.
-        if self.tab.get_untracked() > super::models::tabs(self.kind.get_untracked()).len() {
+        if self.tab.get_untracked() > super::parts::tabs(self.kind.get_untracked()).len() {
             self.tab.set(0);
         }
         if let Some(panel) = self.panel_asked.get_value() {
@@ -311,11 +311,11 @@ impl Sim {
         self.asked.get_value() == ticket
     }
 
-    /// Runs `then` once the model `v` names is in the page (see `ui::models::when_ready`),
+    /// Runs `then` once the model `v` names is in the page (see `ui::parts::when_ready`),
     /// unless another run was asked for meanwhile.
     fn when_ready(&self, v: &Value, then: impl FnOnce(Result<(), String>) + 'static) {
         let (this, ticket) = (*self, self.ask());
-        super::models::when_ready_for(v, move |r| {
+        super::parts::when_ready_for(v, move |r| {
             if this.still_asked(ticket) {
                 then(r)
             }
@@ -345,8 +345,8 @@ impl Sim {
                 Err(e) => return this.install(Err(e), Source::Preset(i)),
             };
             this.when_ready(&v.clone(), move |fetched| {
-                let r = fetched
-                    .and_then(|()| super::models::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
+                let r =
+                    fetched.and_then(|()| super::parts::load_value(v.clone()).map(|l| (l, v)).map_err(|errs| errors_text(&errs)));
                 this.install(r, Source::Preset(i));
             });
         });
@@ -375,7 +375,7 @@ impl Sim {
             o.remove("edits");
         }
         // A bad document leaves the current run alone: check first.
-        let loaded = super::models::load_value(v).map_err(|errs| errors_text(&errs))?;
+        let loaded = super::parts::load_value(v).map_err(|errs| errors_text(&errs))?;
         self.install(Ok((loaded, scenario)), Source::Own { name: name.to_string() });
         Ok(())
     }
@@ -424,7 +424,7 @@ impl Sim {
             (v, name, preset)
         });
         // With its edits: an edit may subscribe with SQL92.
-        if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::models::ready_for(v)) {
+        if let Some((v, ..)) = base.as_ref().filter(|(v, ..)| !super::parts::ready_for(v)) {
             let (this, l) = (*self, l.clone());
             self.when_ready(v, move |fetched| {
                 if let Err(e) = fetched.and_then(|()| this.open_link(&l)) {
@@ -462,7 +462,7 @@ impl Sim {
     /// Opens the inspector panel a link names (`inspector`, or one of the model's tabs); an
     /// unknown name is said beside the link's other faults.
     fn open_panel(&self, panel: &str) {
-        let tabs = super::models::tabs(self.kind.get_untracked());
+        let tabs = super::parts::tabs(self.kind.get_untracked());
         match tabs.iter().position(|t| t.label.eq_ignore_ascii_case(panel)) {
             Some(i) => self.tab.set(i + 1),
             None if panel == "inspector" => self.tab.set(0),
@@ -514,7 +514,7 @@ impl Sim {
         };
         let panel = match self.tab.get_untracked() {
             0 => None,
-            i => super::models::tabs(self.kind.get_untracked()).get(i - 1).map(|t| t.label.to_ascii_lowercase()),
+            i => super::parts::tabs(self.kind.get_untracked()).get(i - 1).map(|t| t.label.to_ascii_lowercase()),
         };
         Link {
             preset,
@@ -890,7 +890,7 @@ impl Sim {
     /// When the variant's model has to be fetched first, this returns at once and opens the
     /// comparison once it has arrived; errors then show as `load_error`.
     pub fn open_compare(&self, scenario: Value, label: &str) -> Result<(), String> {
-        if !super::models::ready_for(&scenario) {
+        if !super::parts::ready_for(&scenario) {
             let (this, label) = (*self, label.to_string());
             self.when_ready(&scenario.clone(), move |fetched| {
                 if let Err(e) = fetched.and_then(|()| this.open_compare(scenario, &label)) {
@@ -899,7 +899,7 @@ impl Sim {
             });
             return Ok(());
         }
-        let Loaded { sim: mut other, edits } = super::models::load_value(scenario).map_err(|errs| errors_text(&errs))?;
+        let Loaded { sim: mut other, edits } = super::parts::load_value(scenario).map_err(|errs| errors_text(&errs))?;
         let mut h = History::with_commands(&*other, edits);
         let now = self.peek(|m| m.now()).unwrap_or(0);
         let _ = h.advance(&mut other, now);

@@ -21,6 +21,7 @@
 
 pub mod assignor;
 pub mod classic_group;
+pub mod conformance;
 pub mod events;
 pub mod fast_hash;
 pub mod fetch_state;

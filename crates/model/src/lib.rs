@@ -8,6 +8,7 @@
 //! else in the shared code changes.
 
 // Test support for the model crates, which run natively; the page never reads files.
+pub mod conformance;
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 pub mod preset_files;

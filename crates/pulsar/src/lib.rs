@@ -27,6 +27,7 @@
 //! - `seam`: `impl Simulation` (command checks, the neutral View, Trace, cells, provenance);
 //! - `report`: the run report, warnings and the reasons traced through the log.
 
+pub mod conformance;
 pub mod cursor;
 pub mod defaults;
 pub mod events;

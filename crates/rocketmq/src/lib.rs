@@ -15,6 +15,7 @@
 pub mod allocate;
 pub mod bloom;
 pub mod broker;
+pub mod conformance;
 pub mod consumer;
 pub mod duplicates;
 pub mod events;

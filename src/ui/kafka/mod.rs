@@ -1,7 +1,7 @@
 //! Kafka's own panels: the scenario editor, the group panel (inspector tables), the Gantt of
 //! member and FetchState lanes under the canvas, and the lag plot tab. They read the Kafka `World`
 //! (downcast from the neutral model) and enter edits as timeline actions; the shared shell finds
-//! them through `ui::models`. The logic that decides what they show (lanes, stop-the-world windows,
+//! them through `ui::parts`. The logic that decides what they show (lanes, stop-the-world windows,
 //! Gantt geometry, lag series, form checks, edit feedback) is pure and tested natively.
 
 mod editor;

@@ -1,6 +1,6 @@
 //! RocketMQ's own panels: the scenario editor, the inspector tables and the filter-manager tab.
 //! They read the RocketMQ `World` (downcast from the neutral model) and enter edits as timeline
-//! actions; the shared shell finds them through `ui::models`.
+//! actions; the shared shell finds them through `ui::parts`.
 
 mod cost_plot;
 mod editor;

@@ -1,8 +1,8 @@
 //! The SQL92 engine (`mqviz_rocketmq::sql92::Engine`: the parser and evaluator) is not in the
 //! release page's first download. It is fetched before the first run that names a SQL92
-//! subscription is built (`ui::models::when_ready_for`) and when an editor switches a
+//! subscription is built (`ui::parts::when_ready_for`) and when an editor switches a
 //! subscription to SQL92. A run that would need it is never built without it
-//! (`ui::models::load_value` refuses), so no verdict is ever reached without the engine.
+//! (`ui::parts::load_value` refuses), so no verdict is ever reached without the engine.
 
 use serde_json::Value;
 

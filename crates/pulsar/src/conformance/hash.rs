@@ -3,11 +3,11 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use mqviz_engine::hash::java_string_hash;
-use mqviz_pulsar::hash::{
+use crate::hash::{
     consistent_sticky_hash, java_string_make_hash, make_hash, murmur3_raw, range_selector_sticky_hash, segment_hash,
     SegmentHashEra,
 };
+use mqviz_engine::hash::java_string_hash;
 
 pub fn run(input: &Value) -> Res<Value> {
     let i = In::root(input)?;

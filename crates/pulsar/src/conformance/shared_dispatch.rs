@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::input::{as_u32, In, Res};
-use mqviz_pulsar::shared_dispatch::{SharedConsumer, SharedConsumerList};
+use crate::shared_dispatch::{SharedConsumer, SharedConsumerList};
 
 /// Consumers by the order they were first seen; the index is the internal id.
 struct Ids(Vec<Value>);

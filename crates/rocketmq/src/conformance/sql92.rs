@@ -10,7 +10,7 @@ use mqviz_engine::vec_map::VecMap;
 
 use serde_json::{json, Value};
 
-use mqviz_rocketmq::sql92::{compile, PropValue, Sql92Version};
+use crate::sql92::{compile, PropValue, Sql92Version};
 
 fn prop_value(name: &str, v: &Value) -> Result<PropValue, String> {
     if let Some(s) = v.as_str() {
@@ -70,38 +70,19 @@ pub fn run(input: &Value) -> Value {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    /// check.py's `_match`: strict JSON types, numbers compared numerically, error objects by
-    /// prefix.
-    pub(crate) fn json_matches(exp: &Value, act: &Value) -> bool {
-        let is_error = |v: &Value| v.as_object().is_some_and(|o| o.len() == 1 && o.get("error").is_some_and(Value::is_string));
-        if is_error(exp) {
-            return is_error(act) && act["error"].as_str().unwrap().starts_with(exp["error"].as_str().unwrap());
-        }
-        match (exp, act) {
-            (Value::Object(e), Value::Object(a)) => {
-                e.len() == a.len() && e.iter().all(|(k, ev)| a.get(k).is_some_and(|av| json_matches(ev, av)))
-            }
-            (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| json_matches(x, y)),
-            (Value::Number(e), Value::Number(a)) => e.as_f64() == a.as_f64(),
-            _ => exp == act,
-        }
-    }
+    use mqviz_model::conformance::{same, shared_vector_file};
 
     /// Runs every case of a vector file; returns (passed, failed ids). `None` if the file is absent.
     pub(crate) fn run_file(name: &str, runner: fn(&Value) -> Value) -> Option<(usize, Vec<String>)> {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance").join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            println!("note: {} not found, skipping", path.display());
+        let Some(file) = shared_vector_file(name) else {
+            println!("note: shared/conformance/{name} not found, skipping");
             return None;
         };
-        let file = crate::conformance::parse_vector_file(name, &text).expect("vector file parses");
         let mut passed = 0;
         let mut failed = Vec::new();
         for (id, input, expected) in &file.cases {
             let actual = runner(input);
-            if json_matches(expected, &actual) {
+            if same(expected, &actual) {
                 passed += 1;
             } else {
                 println!("FAIL {name} {id}: expected {expected}, actual {actual}");

@@ -5,12 +5,12 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{In, Res};
-use mqviz_engine::SplitMix64;
-use mqviz_pulsar::hash::{segment_hash, SegmentHashEra};
-use mqviz_pulsar::scalable::{
+use crate::hash::{segment_hash, SegmentHashEra};
+use crate::scalable::{
     compute_assignment, Assignment, AssignmentEra, Backoff, ControlledConsumerType, CoordinatorConfig, DrainState, LayoutError,
     ScalableTopicName, SegmentLayout, SubscriptionCoordinator,
 };
+use mqviz_engine::SplitMix64;
 
 /// Layout timestamps are not part of any vector; every operation happens at time 0.
 const NOW: i64 = 0;

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::read::{array, field, i32_of, i64_of, opt_i32, opt_i64, opt_string, string, strings};
 use crate::conformance::error_value;
-use mqviz_kafka::subscription_state::{
+use crate::subscription_state::{
     FetchPosition, FetchState, IsolationLevel, LeaderAndEpoch, OffsetResetStrategy, SubscriptionError, SubscriptionState,
     SubscriptionType, TopicPartition, TopicPartitionState,
 };

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use mqviz_pulsar::hash::HashingScheme;
-use mqviz_pulsar::routing::{default_partition_switch_ms, partition_topic_name, PartitionRouter};
+use crate::hash::HashingScheme;
+use crate::routing::{default_partition_switch_ms, partition_topic_name, PartitionRouter};
 
 pub fn run(input: &Value) -> Res<Value> {
     let i = In::root(input)?;

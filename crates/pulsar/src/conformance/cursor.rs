@@ -5,11 +5,11 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{In, Res};
-use mqviz_pulsar::cursor::{
+use crate::cursor::{
     default_dead_letter_topic, default_retry_letter_topic, partition_dead_letter_topic, DeadLetterPolicy, InitialPosition,
     ManagedCursor,
 };
-use mqviz_pulsar::subscription::{
+use crate::subscription::{
     check_cumulative_ack, subscribe, Connecting, ExistingDispatcher, KeySharedMode, KeySharedPolicy, SubscriptionType,
 };
 

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::read::{field, i32_of, object, string, topic_sets, topic_sets_json};
 use crate::conformance::error_value;
-use mqviz_kafka::reconciliation::{reconcile, MemberAssignment, MemberState};
+use crate::reconciliation::{reconcile, MemberAssignment, MemberState};
 
 fn member(v: &Value) -> Result<MemberAssignment, String> {
     let state = string(field(v, "state")?, "member.state")?;

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::error_value;
-use mqviz_rocketmq::allocate::{allocate, Strategy, DEFAULT_VIRTUAL_NODES};
-use mqviz_rocketmq::types::MessageQueue;
+use crate::allocate::{allocate, Strategy, DEFAULT_VIRTUAL_NODES};
+use crate::types::MessageQueue;
 
 /// Runs one case: `{cid: ["broker:id", ...] | {"error": ...}}`, or a single error value when the
 /// input is malformed or the strategy cannot be constructed.
@@ -134,47 +134,9 @@ fn parse_queue(s: &str, topic: &str) -> Result<MessageQueue, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mqviz_model::conformance::{parse_vector_file, same as matches};
     use serde_json::json;
     use std::path::PathBuf;
-
-    /// check.py's comparison: strict JSON types except that numbers compare numerically, and an
-    /// expected `{"error": E}` matches an actual `{"error": A}` when A starts with E.
-    fn matches(exp: &Value, act: &Value) -> bool {
-        fn error_text(v: &Value) -> Option<&str> {
-            match v {
-                Value::Object(m) if m.len() == 1 => m.get("error").and_then(Value::as_str),
-                _ => None,
-            }
-        }
-        if let Some(e) = error_text(exp) {
-            return error_text(act).is_some_and(|a| a.starts_with(e));
-        }
-        match (exp, act) {
-            (Value::Object(e), Value::Object(a)) => {
-                e.len() == a.len() && e.iter().all(|(k, ev)| a.get(k).is_some_and(|av| matches(ev, av)))
-            }
-            (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y)),
-            (Value::Number(e), Value::Number(a)) => match (e.as_i64(), a.as_i64()) {
-                (Some(x), Some(y)) => x == y,
-                _ => match (e.as_u64(), a.as_u64()) {
-                    (Some(x), Some(y)) => x == y,
-                    _ => e.as_f64() == a.as_f64(),
-                },
-            },
-            _ => exp == act,
-        }
-    }
-
-    #[test]
-    fn matcher_follows_check_py() {
-        assert!(matches(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
-        assert!(!matches(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
-        assert!(!matches(&json!(true), &json!(1)));
-        assert!(matches(&json!({"error": "IllegalArgumentException"}), &json!({"error": "IllegalArgumentException: x"})));
-        assert!(!matches(&json!({"error": "IllegalArgumentException: x"}), &json!({"error": "IllegalArgument"})));
-        assert!(!matches(&json!({"error": "E"}), &json!({"error": "E", "more": 1})));
-        assert!(!matches(&json!(["a", "b"]), &json!(["b", "a"])));
-    }
 
     fn vector_dir() -> Option<PathBuf> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
@@ -189,10 +151,10 @@ mod tests {
     /// Runs every case of one vector file through the dispatcher; returns (passed, total).
     fn run_file(dir: &std::path::Path, name: &str) -> (usize, usize) {
         let text = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let file = crate::conformance::parse_vector_file(name, &text).unwrap();
+        let file = parse_vector_file(name, &text).unwrap();
         let mut failures = Vec::new();
         for (id, input, expected) in &file.cases {
-            let actual = crate::conformance::run_case(&file.kind, input).unwrap();
+            let actual = super::super::run(&file.kind, input).unwrap();
             if !matches(expected, &actual) {
                 failures.push(format!("{id}: expected {expected} | actual {actual}"));
             }

@@ -10,30 +10,36 @@ mod subscription_state;
 
 use serde_json::Value;
 
-use super::error_value;
+use mqviz_model::conformance::{error_value, matches_with};
 pub use normalise::normalise;
 
 /// The Kafka kinds this build runs.
 pub const KINDS: &[&str] = &["kafka.assignor", "kafka.murmur2", "kafka.subscription_state", "kafka.reconciliation"];
 
-/// Runs one case of a Kafka kind; malformed input gives `{"error": "malformed input: ..."}`.
-pub fn run(kind: &str, input: &Value) -> Value {
+/// Runs one case of a Kafka kind; `Err` for a kind that is not one. Malformed input gives
+/// `{"error": "malformed input: ..."}`.
+pub fn run(kind: &str, input: &Value) -> Result<Value, String> {
     let result = match kind {
         "kafka.assignor" => assignor::run(input),
         "kafka.murmur2" => murmur2::run(input),
         "kafka.subscription_state" => subscription_state::run(input),
         "kafka.reconciliation" => reconciliation::run(input),
-        other => Err(format!("kind {other} is not a Kafka kind")),
+        other => return Err(format!("kind {other} is not a Kafka kind")),
     };
-    result.unwrap_or_else(|e| error_value(format!("malformed input: {e}")))
+    Ok(result.unwrap_or_else(|e| error_value(format!("malformed input: {e}"))))
+}
+
+/// Whether `actual` matches `expected` under check.py's rules for the Kafka `kind`.
+pub fn matches(kind: &str, expected: &Value, actual: &Value) -> bool {
+    matches_with(normalise, kind, expected, actual)
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 
-    use super::super::{matches, parse_vector_file};
     use super::*;
+    use mqviz_model::conformance::parse_vector_file;
 
     /// Runs every case of a shared vector file, when the shared directory is present.
     fn run_file(name: &str) {
@@ -45,7 +51,7 @@ mod tests {
         let file = parse_vector_file(name, &text).expect("vector file parses");
         let mut failed = Vec::new();
         for (id, input, expected) in &file.cases {
-            let actual = run(&file.kind, input);
+            let actual = run(&file.kind, input).unwrap();
             if !matches(&file.kind, expected, &actual) {
                 failed.push(format!("{id}: expected {expected} | actual {actual}"));
             }
@@ -130,7 +136,7 @@ mod tests {
                     for _ in 0..1 + rng.index(3) {
                         mutate(&mut odd, &mut rng);
                     }
-                    let _ = run(&file.kind, &odd);
+                    let _ = run(&file.kind, &odd).unwrap();
                 }
             }
         }
@@ -140,7 +146,7 @@ mod tests {
     fn malformed_input_is_an_error_value() {
         for kind in KINDS {
             for input in [Value::Null, serde_json::json!({"steps": 3, "members": "x", "keyHex": "zz"})] {
-                let out = run(kind, &input);
+                let out = run(kind, &input).unwrap();
                 assert!(out.get("error").is_some(), "{kind}: {out}");
             }
         }

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use mqviz_rocketmq::bloom::BloomFilter;
+use crate::bloom::BloomFilter;
 
 /// Largest bitmap the runner builds (upstream would allocate up to 2^31 bits).
 const MAX_BITMAP_BITS: i32 = 1 << 26;

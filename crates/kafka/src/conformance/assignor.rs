@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::read::{array, field, i32_of, object, opt_string, string, strings, topic_lists};
+use crate::assignor::{self, ClientAssignor, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicPartition};
 use crate::conformance::error_value;
-use mqviz_kafka::assignor::{self, ClientAssignor, ClientMember, Cluster, GroupAssignment, TopicMetadata, TopicPartition};
-use mqviz_kafka::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
-use mqviz_kafka::uuid::Uuid;
+use crate::server_assignor::{self, ServerAssignor, ServerMember, ServerTopic, TopicsImage};
+use crate::uuid::Uuid;
 
 pub fn run(input: &Value) -> Result<Value, String> {
     let name = string(field(input, "assignor")?, "assignor")?;

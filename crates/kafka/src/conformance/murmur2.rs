@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::read::{array, field, i64_of, string};
 use crate::conformance::error_value;
-use mqviz_kafka::murmur2::{murmur2, to_positive};
+use crate::murmur2::{murmur2, to_positive};
 
 fn hex_bytes(hex: &str) -> Result<Vec<u8>, String> {
     if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {

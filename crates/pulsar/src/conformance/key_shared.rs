@@ -6,10 +6,10 @@ use serde_json::{json, Map, Value};
 
 use super::error_value;
 use super::input::{as_u32, ranges, In, Res};
-use mqviz_pulsar::defaults::KEY_SHARED_CONSISTENT_HASHING_REPLICA_POINTS;
-use mqviz_pulsar::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
-use mqviz_pulsar::key_shared::consistent_ring::{point_hash, point_key};
-use mqviz_pulsar::key_shared::{
+use crate::defaults::KEY_SHARED_CONSISTENT_HASHING_REPLICA_POINTS;
+use crate::hash::{consistent_sticky_hash, sticky_key_hash_in_range, KEY_HASH_RANGE_SIZE};
+use crate::key_shared::consistent_ring::{point_hash, point_key};
+use crate::key_shared::{
     sticky_key, ConsistentHashRing, DrainingHashesTracker, EntryKeys, RangeSplitSelector, StickyKeySelector, StickyRangeSelector,
     UnblockNotice,
 };

@@ -3,16 +3,11 @@
 //! with a list (`subscription`, `assignedPartitions`) are its only list results, so every list
 //! result is treated as a set.
 
+use mqviz_model::conformance::sort_set;
 use serde_json::Value;
 
 fn is_error(v: &Value) -> bool {
     matches!(v, Value::Object(m) if m.len() == 1 && m.get("error").is_some_and(Value::is_string))
-}
-
-fn sort_set(v: &mut Value) {
-    if let Value::Array(items) = v {
-        items.sort_by_cached_key(|x| x.to_string());
-    }
 }
 
 fn topic_map(v: &mut Value) {

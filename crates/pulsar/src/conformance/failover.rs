@@ -4,9 +4,7 @@
 use serde_json::{json, Value};
 
 use super::input::{In, Res};
-use mqviz_pulsar::failover::{
-    pick_active, ActivePickConfig, FailoverEra, FailoverMember, SingleActiveDispatcher, SingleActiveMode,
-};
+use crate::failover::{pick_active, ActivePickConfig, FailoverEra, FailoverMember, SingleActiveDispatcher, SingleActiveMode};
 
 pub fn run(input: &Value) -> Res<Value> {
     let i = In::root(input)?;

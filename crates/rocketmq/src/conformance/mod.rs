@@ -1,12 +1,18 @@
-//! RocketMQ kinds whose operations are small: filterapi, consumer_group_info, producer_index, md5_hash.
+//! The RocketMQ conformance kinds (shared/conformance/README.md): `rocketmq.allocate`
+//! (allocate.rs), `rocketmq.sql92` (sql92.rs), `rocketmq.bloom` (bloom.rs), and the kinds whose
+//! operations are small, here: filterapi, consumer_group_info, producer_index, md5_hash.
+
+mod allocate;
+mod bloom;
+mod sql92;
 
 use serde_json::{json, Map, Value};
 
-use super::error_value;
+use crate::filterapi::{self, SubscriptionData};
+use crate::group_info::ConsumerGroupInfo;
+use crate::producer_index::ThreadLocalIndex;
 use mqviz_engine::hash::java_string_hash;
-use mqviz_rocketmq::filterapi::{self, SubscriptionData};
-use mqviz_rocketmq::group_info::ConsumerGroupInfo;
-use mqviz_rocketmq::producer_index::ThreadLocalIndex;
+use mqviz_model::conformance::{error_value, matches_with, sort_set};
 
 fn subscription_json(sd: &SubscriptionData) -> Value {
     json!({
@@ -113,6 +119,63 @@ pub fn producer_index(input: &Value) -> Value {
 pub fn md5_hash(input: &Value) -> Value {
     match input.get("key").and_then(Value::as_str) {
         Some(key) => serde_json::json!({ "hash": mqviz_engine::hash::md5::rocketmq_md5_hash(key) }),
-        None => super::error_value("malformed input: key must be a string"),
+        None => error_value("malformed input: key must be a string"),
     }
+}
+
+/// The RocketMQ kinds this build runs.
+pub const KINDS: &[&str] = &[
+    "rocketmq.allocate",
+    "rocketmq.filterapi",
+    "rocketmq.consumer_group_info",
+    "rocketmq.producer_index",
+    "rocketmq.md5_hash",
+    "rocketmq.sql92",
+    "rocketmq.bloom",
+];
+
+/// Runs one case of a RocketMQ kind; `Err` for a kind that is not one.
+pub fn run(kind: &str, input: &Value) -> Result<Value, String> {
+    Ok(match kind {
+        "rocketmq.allocate" => allocate::run(input),
+        "rocketmq.filterapi" => filterapi(input),
+        "rocketmq.consumer_group_info" => consumer_group_info(input),
+        "rocketmq.producer_index" => producer_index(input),
+        "rocketmq.md5_hash" => md5_hash(input),
+        "rocketmq.sql92" => sql92::run(input),
+        "rocketmq.bloom" => bloom::run(input),
+        other => return Err(format!("kind {other} is not a RocketMQ kind")),
+    })
+}
+
+/// check.py's normalisation for the RocketMQ kinds: their declared sets sorted.
+pub fn normalise(kind: &str, v: &mut Value) {
+    match kind {
+        "rocketmq.filterapi" => {
+            if let Value::Object(m) = v {
+                if !m.contains_key("error") {
+                    for k in ["tagsSet", "codeSet"] {
+                        if let Some(x) = m.get_mut(k) {
+                            sort_set(x);
+                        }
+                    }
+                }
+            }
+        }
+        "rocketmq.consumer_group_info" => {
+            if let Some(Value::Array(results)) = v.get_mut("results") {
+                for r in results {
+                    if let Some(x) = r.get_mut("allClientIds") {
+                        sort_set(x);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `actual` matches `expected` under check.py's rules for the RocketMQ `kind`.
+pub fn matches(kind: &str, expected: &Value, actual: &Value) -> bool {
+    matches_with(normalise, kind, expected, actual)
 }
