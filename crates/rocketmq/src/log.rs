@@ -3,6 +3,15 @@
 //! interned names; every other event is kept whole in a side list. Times and causes are stored
 //! once per run of equal values (a handler's events share both). Entries are decoded back to `Event` on reading, with the
 //! world's message records, and render byte for byte as the events they were built from.
+//!
+//! Layout: per-message events (stored, consumed, broker- and client-filtered) are 12-byte slots
+//! with interned names; pull responses are 24-byte records (a pull whose offsets pass 32 bits
+//! stays whole); both sizes are asserted. The hot entries are written as slots directly
+//! (`push_stored`, `push_consumed`, `push_broker_filtered`, `push_client_filtered`,
+//! `push_pull_served`) without building an event. A name seen before is found by its address
+//! before its text, which is why subscription expressions are shared `Arc<str>`s. Over the memory
+//! budget the oldest entries are compacted (`World::compact_log`): ids stay, the digest folds them
+//! in, and reports and provenance say "compacted" where an answer needed them.
 
 use mqviz_engine::vec_map::VecMap;
 use std::sync::Arc;

@@ -1,4 +1,10 @@
-//! Broker storage: messages (the CommitLog's content) and ConsumeQueues of 20-byte entries.
+//! Broker storage: messages (the CommitLog's content) and ConsumeQueues.
+//!
+//! Layout, because a long run holds millions of both: a message is a shared `Shape` per send
+//! script plus at most 48 bytes of narrow per-message fields behind accessors (asserted below,
+//! with the scenario limits that let the fields be narrow); a ConsumeQueue entry is 4 bytes, the
+//! message id (upstream's entry is 20 bytes: offset, size, tags code; here the tags code is the
+//! message's own), and each queue carries its neutral partition id.
 
 use mqviz_engine::vec_map::VecMap;
 use std::sync::Arc;

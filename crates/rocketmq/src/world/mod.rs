@@ -4,6 +4,12 @@
 //! Every reply that arrives later (pull responses, consume completions, timers, lock retries)
 //! carries the identity of what it belongs to (`identity.rs`) and is checked against it before
 //! it changes state.
+//!
+//! Layout: an `Action` is at most 24 bytes (asserted), with rare or wide payloads boxed in
+//! `wide`; a send burst's arrivals queue as one run; the message and fate columns are reserved
+//! for the scenario's planned sends within the memory budget (`planned_messages`), because a
+//! doubling vector copies itself in wasm. `budget.rs` estimates the model's memory and stops a
+//! run cleanly at `memoryBudgetMb`.
 
 use mqviz_engine::vec_map::{VecMap, VecSet};
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! What the run keeps for the report and the invariants: every listener run that consumed a
-//! message, every ProcessQueue ever created, and every send that failed for good.
+//! message, every ProcessQueue ever created, and every send that failed for good. Consumptions
+//! are 40-byte records, the only list of who consumed what.
 
 use super::*;
 use mqviz_engine::vec_map::VecSet;
