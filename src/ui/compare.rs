@@ -127,6 +127,7 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                                 <tbody data-testid="compare-totals">
                                     {row("consumed", ta.consumed, tb.consumed)}
                                     {row("lost", ta.lost, tb.lost)}
+                                    {row("not consumed", ta.unconsumed, tb.unconsumed)}
                                     {row("duplicated", ta.duplicated, tb.duplicated)}
                                     {row("retrying", ta.retrying, tb.retrying)}
                                     {row("dead-lettered", ta.dead_lettered, tb.dead_lettered)}

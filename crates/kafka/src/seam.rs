@@ -22,7 +22,7 @@ use mqviz_engine::json_path::PathError;
 use mqviz_engine::{EventId, Millis};
 use mqviz_model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
-    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View,
+    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Totals, Trace, View,
 };
 
 impl World {
@@ -605,6 +605,9 @@ impl Simulation for World {
     }
     fn partition_noun(&self) -> &'static str {
         "partition"
+    }
+    fn totals(&self) -> Totals {
+        Totals { produced: self.producers.iter().map(|p| p.sent).sum(), ..super::report::totals(self) }
     }
     fn cells(&self, partition: PartitionId, from: u64, to: u64) -> Vec<Cell> {
         let Some(p) = self.partitions.get(partition as usize) else { return Vec::new() };

@@ -118,7 +118,8 @@ pub trait Simulation {
     /// a model can count faster and tell duplicates apart.
     fn totals(&self) -> Totals {
         let view = self.view();
-        let mut t = Totals { produced: view.producers.iter().map(|p| p.sent).sum(), ..Totals::default() };
+        let mut t =
+            Totals { produced: view.producers.iter().map(|p| p.sent).sum(), lost_cause: LOST_TO_A_FILTER, ..Totals::default() };
         t.consumed = view.consumers.iter().map(|c| c.consumed).sum();
         for p in view.topics.iter().filter(|t| !t.internal).flat_map(|t| t.partitions.iter()) {
             for c in self.cells(p.id, p.log_start, p.log_end) {

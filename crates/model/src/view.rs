@@ -293,7 +293,9 @@ impl Trace {
     }
 }
 
-/// Message counts of a run so far, for comparing two runs side by side.
+/// Message counts of a run so far: the outcome sentence over the canvas, the live region and the
+/// comparison read them. Where a model overrides `Simulation::totals`, its counts are the ones its
+/// report lists at the same moment (a test holds them equal at the end of every preset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     pub produced: u64,
@@ -301,8 +303,16 @@ pub struct Totals {
     pub consumed: u64,
     /// Messages consumed more than once (by the same group).
     pub duplicated: u64,
-    /// Skipped by a filter: lost for the group.
+    /// Messages a group will never consume, for the reason `lost_cause` gives in the model's words.
     pub lost: u64,
+    /// Why the `lost` messages are lost, completing "N of M sent were lost: ...".
+    pub lost_cause: &'static str,
+    /// Messages a group has not consumed by now, not counting `lost` ones: still in the log, in
+    /// a partition without an owner, or behind a consumer that stopped. Counted once per group.
+    pub unconsumed: u64,
     pub retrying: u64,
     pub dead_lettered: u64,
 }
+
+/// The loss cause of the default `totals`: a message whose cell is skipped was filtered out.
+pub const LOST_TO_A_FILTER: &str = "a filter dropped them and no member of the group will consume them";

@@ -19,7 +19,7 @@ use mqviz_engine::json_path::PathError;
 use mqviz_engine::{EventId, Millis};
 use mqviz_model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
-    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Trace, View, NO_KEY,
+    MsgId, OffsetMark, PartitionId, PartitionView, ProducerView, Simulation, StateLine, TopicView, Totals, Trace, View, NO_KEY,
 };
 
 fn err(path: &str, message: String) -> PathError {
@@ -643,6 +643,16 @@ impl Simulation for World {
     }
     fn view(&self) -> View {
         World::view(self)
+    }
+    fn totals(&self) -> Totals {
+        let view = self.view();
+        Totals {
+            produced: view.producers.iter().map(|p| p.sent).sum(),
+            consumed: view.consumers.iter().map(|c| c.consumed).sum(),
+            dead_lettered: self.fates.iter().filter(|f| **f == Fate::DeadLettered).count() as u64,
+            retrying: self.fates.iter().filter(|f| **f == Fate::Retrying).count() as u64,
+            ..super::report::totals(self)
+        }
     }
     fn partition_noun(&self) -> &'static str {
         if self.topics.iter().any(|t| t.scalable.is_some()) {

@@ -526,15 +526,26 @@ impl Simulation for World {
             .collect()
     }
     fn totals(&self) -> Totals {
-        let mut t = Totals { produced: self.producers.iter().map(|p| p.sent).sum(), ..Totals::default() };
+        let mut t = Totals {
+            produced: self.producers.iter().map(|p| p.sent).sum(),
+            lost_cause: mqviz_model::LOST_TO_A_FILTER,
+            ..Totals::default()
+        };
         for f in &self.fates {
             match f {
-                Fate::Skipped => t.lost += 1,
                 Fate::Retrying => t.retrying += 1,
                 Fate::DeadLettered => t.dead_lettered += 1,
-                Fate::Consumed | Fate::Pending => {}
+                Fate::Skipped | Fate::Consumed | Fate::Pending => {}
             }
         }
+        // What the report lists as unconsumed, per group (BROADCASTING: per member): filtered out
+        // is lost; waiting for a retry or dead-lettered is counted above.
+        let members = super::report::group_members(self);
+        super::report::for_each_unconsumed(self, &members, |_, _, m| match self.fates.get(m.id as usize) {
+            Some(Fate::Skipped) => t.lost += 1,
+            Some(Fate::Retrying | Fate::DeadLettered) => {}
+            _ => t.unconsumed += 1,
+        });
         // Per group: consumptions, and how many of them repeat a message already consumed.
         let mut by_group: VecMap<&str, Vec<MsgId>> = VecMap::new();
         for r in &self.consumptions {

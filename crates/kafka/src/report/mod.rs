@@ -15,6 +15,7 @@ use super::scenario::{GroupProtocol, SubscriptionSpec};
 use super::world::{Life, World};
 use crate::classic_group::{rebalance_protocol, RebalanceProtocol};
 use mqviz_engine::{EventId, Millis};
+use mqviz_model::Totals;
 
 /// Lists in the report stop after this many entries (their totals are given).
 const MAX_LISTED: usize = 2_000;
@@ -557,53 +558,85 @@ fn groups_json(w: &World, ix: &Index) -> Map<String, Value> {
 }
 
 /// Records a group never received and records it received more than once, with reasons.
+/// Calls `f` with every record each group reads (its partitions are ones the group asks for),
+/// and the deliveries of that record to the group (none when it never reached the group).
+fn for_each_group_record(w: &World, ix: &Index, mut f: impl FnMut(usize, MsgId, &[Delivery])) {
+    for g in 0..w.groups.len() {
+        let pids = group_pids(w, g);
+        for (m, msg) in w.messages.iter().enumerate() {
+            if pids.contains(&msg.pid) {
+                let m = m as MsgId;
+                f(g, m, ix.deliveries.get(&(g, m)).map(Vec::as_slice).unwrap_or(&[]));
+            }
+        }
+    }
+}
+
+/// The counts the report's lists total, as the page's outcome sentence says them: records
+/// returned by `poll()` to each group (counting repeats, as the inspector's "received" does),
+/// records a group never received split into lost (its position was moved past them, or an unclean leader
+/// election removed them) and not consumed (still in the log, or no member reads them), and
+/// records a group received more than once.
+pub fn totals(w: &World) -> Totals {
+    let ix = build_index(w);
+    let (mut skipped, mut truncated) = (0, 0);
+    let mut t = Totals::default();
+    for_each_group_record(w, &ix, |g, m, deliveries| {
+        t.consumed += deliveries.len() as u64;
+        match deliveries.len() {
+            0 if ix.truncated.contains_key(&m) => truncated += 1,
+            0 if ix.skipped.contains_key(&(g, m)) => skipped += 1,
+            0 => t.unconsumed += 1,
+            1 => {}
+            _ => t.duplicated += 1,
+        }
+    });
+    t.lost = skipped + truncated;
+    t.lost_cause = match (skipped > 0, truncated > 0) {
+        (true, false) => "the group's position moved past them (auto.offset.reset or a seek) before they were read",
+        (false, true) => "an unclean leader election removed them from the log before the group read them",
+        _ => "the group's position moved past some, and an unclean leader election removed others, before they were read",
+    };
+    t
+}
+
 fn losses_and_duplicates(w: &World, ix: &Index) -> (Vec<Value>, usize, Vec<Value>, usize) {
     let mut unconsumed = Vec::new();
     let mut unconsumed_total = 0;
     let mut duplicates = Vec::new();
     let mut duplicate_total = 0;
-    for g in 0..w.groups.len() {
-        let pids = group_pids(w, g);
+    for_each_group_record(w, ix, |g, m, d| {
         let group = &*w.groups[g].name;
-        for (m, msg) in w.messages.iter().enumerate() {
-            let m = m as MsgId;
-            if !pids.contains(&msg.pid) {
-                continue;
+        match d.len() {
+            0 => {
+                unconsumed_total += 1;
+                if unconsumed.len() < MAX_LISTED {
+                    let (reason, events) = unconsumed_reason(w, ix, g, m);
+                    let mut o = record_json(w, m);
+                    o.insert("group".into(), json!(group));
+                    o.insert("reason".into(), json!(reason));
+                    o.insert("events".into(), ids(&events));
+                    unconsumed.push(Value::Object(o));
+                }
             }
-            match ix.deliveries.get(&(g, m)) {
-                None => {
-                    unconsumed_total += 1;
-                    if unconsumed.len() < MAX_LISTED {
-                        let (reason, events) = unconsumed_reason(w, ix, g, m);
-                        let mut o = record_json(w, m);
-                        o.insert("group".into(), json!(group));
-                        o.insert("reason".into(), json!(reason));
-                        o.insert("events".into(), ids(&events));
-                        unconsumed.push(Value::Object(o));
-                    }
+            1 => {}
+            _ => {
+                duplicate_total += 1;
+                if duplicates.len() < MAX_LISTED {
+                    let (reason, events) = duplicate_reason(w, ix, g, m, d);
+                    let mut o = record_json(w, m);
+                    o.insert("group".into(), json!(group));
+                    o.insert(
+                        "deliveries".into(),
+                        json!(d.iter().map(|(c, id, at)| json!({"client": &**c, "at": at, "event": id.0})).collect::<Vec<_>>()),
+                    );
+                    o.insert("reason".into(), json!(reason));
+                    o.insert("events".into(), ids(&events));
+                    duplicates.push(Value::Object(o));
                 }
-                Some(d) if d.len() > 1 => {
-                    duplicate_total += 1;
-                    if duplicates.len() < MAX_LISTED {
-                        let (reason, events) = duplicate_reason(w, ix, g, m, d);
-                        let mut o = record_json(w, m);
-                        o.insert("group".into(), json!(group));
-                        o.insert(
-                            "deliveries".into(),
-                            json!(d
-                                .iter()
-                                .map(|(c, id, at)| json!({"client": &**c, "at": at, "event": id.0}))
-                                .collect::<Vec<_>>()),
-                        );
-                        o.insert("reason".into(), json!(reason));
-                        o.insert("events".into(), ids(&events));
-                        duplicates.push(Value::Object(o));
-                    }
-                }
-                Some(_) => {}
             }
         }
-    }
+    });
     (unconsumed, unconsumed_total, duplicates, duplicate_total)
 }
 

@@ -17,7 +17,7 @@ use super::scenario::AckMode;
 use super::subscription::{KeySharedMode, SubscriptionType};
 use super::world::{hold_reason_text, ClientState, Dispatcher, TopicRole, World};
 use mqviz_engine::EventId;
-use mqviz_model::Fate;
+use mqviz_model::{Fate, Totals};
 
 fn message_id(w: &World, m: MsgId) -> MessageId {
     let msg = &w.messages[m as usize];
@@ -232,12 +232,7 @@ fn story_step(w: &World, e: EventId) -> Option<(String, u32)> {
 }
 
 fn messages_json(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Value {
-    let mut deliveries: BTreeMap<MsgId, u32> = BTreeMap::new();
-    for c in &w.consumers {
-        for r in &c.received {
-            *deliveries.entry(w.messages[r.msg as usize].root(r.msg)).or_insert(0) += 1;
-        }
-    }
+    let deliveries = deliveries(w);
     let mut redelivered = Vec::new();
     let mut dead_lettered = Vec::new();
     for (&m, events) in prov {
@@ -265,9 +260,10 @@ fn messages_json(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Value {
     json!({"redelivered": redelivered, "deadLettered": dead_lettered, "neverDelivered": never_delivered(w, prov)})
 }
 
-/// Messages of a subscription's topic that none of its consumers received, with why.
-fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value> {
-    let mut out = Vec::new();
+/// Calls `f(topic, partition, subscription, entry, message)` for every message of a
+/// subscription's topic that none of its consumers received and that was not dead-lettered.
+/// The report lists these as never delivered, and `totals` counts them.
+fn for_each_never_delivered(w: &World, mut f: impl FnMut(u32, u32, usize, usize, MsgId)) {
     for (t, sub_name) in &w.groups {
         let received: BTreeSet<MsgId> = w
             .consumers
@@ -280,23 +276,52 @@ fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value
             let Some(s) = part.subscription(sub_name) else { continue };
             for (entry, e) in part.entries.iter().enumerate() {
                 for m in e.first_msg..e.first_msg + e.messages {
-                    if received.contains(&m) || w.fates.get(m as usize) == Some(&Fate::DeadLettered) {
-                        continue;
+                    if !received.contains(&m) && w.fates.get(m as usize) != Some(&Fate::DeadLettered) {
+                        f(*t, p, s, entry, m);
                     }
-                    let (reason, mut events) = undelivered_reason(w, *t, p, s, entry as i64);
-                    if let Some(stored) = prov.get(&m).and_then(|v| v.first()) {
-                        events.push(stored.0);
-                    }
-                    events.stable_sort();
-                    events.dedup();
-                    out.push(json!({
-                        "msg": m, "id": message_id(w, m).to_string(), "key": w.key_text(w.messages[m as usize].out.key),
-                        "topic": &*part.name, "subscription": &**sub_name, "reason": reason, "events": events,
-                    }));
                 }
             }
         }
     }
+}
+
+/// Deliveries per root message, over every consumer.
+fn deliveries(w: &World) -> BTreeMap<MsgId, u32> {
+    let mut out: BTreeMap<MsgId, u32> = BTreeMap::new();
+    for c in &w.consumers {
+        for r in &c.received {
+            *out.entry(w.messages[r.msg as usize].root(r.msg)).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// The counts the report's lists give, as the page's outcome sentence says them: messages
+/// delivered more than once (and not dead-lettered), and messages a subscription never received.
+pub fn totals(w: &World) -> Totals {
+    let duplicated =
+        deliveries(w).into_iter().filter(|&(m, n)| n > 1 && w.fates.get(m as usize) != Some(&Fate::DeadLettered)).count();
+    let mut unconsumed = 0;
+    for_each_never_delivered(w, |_, _, _, _, _| unconsumed += 1);
+    Totals { duplicated: duplicated as u64, unconsumed, ..Totals::default() }
+}
+
+/// Messages of a subscription's topic that none of its consumers received, with why.
+fn never_delivered(w: &World, prov: &BTreeMap<MsgId, Vec<EventId>>) -> Vec<Value> {
+    let mut out = Vec::new();
+    for_each_never_delivered(w, |t, p, s, entry, m| {
+        let part = &w.partitions[p as usize];
+        let (reason, mut events) = undelivered_reason(w, t, p, s, entry as i64);
+        if let Some(stored) = prov.get(&m).and_then(|v| v.first()) {
+            events.push(stored.0);
+        }
+        events.stable_sort();
+        events.dedup();
+        out.push(json!({
+            "msg": m, "id": message_id(w, m).to_string(), "key": w.key_text(w.messages[m as usize].out.key),
+            "topic": &*part.name, "subscription": &*part.subscriptions[s].name, "reason": reason, "events": events,
+        }));
+    });
     out
 }
 

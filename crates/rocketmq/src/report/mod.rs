@@ -66,6 +66,34 @@ pub fn group_members(w: &World) -> VecMap<String, Vec<usize>> {
     out
 }
 
+/// Calls `f(group, scope, message)` for every message of a topic the scope subscribes to that the
+/// scope did not consume, where a scope is a group (BROADCASTING: each member of it) with its
+/// members; retry copies and system topics are left out (their root message is the one counted).
+/// The report lists these, and `totals` counts them, so the two cannot disagree.
+pub fn for_each_unconsumed(w: &World, members: &VecMap<String, Vec<usize>>, mut f: impl FnMut(&str, &[usize], &Message)) {
+    for (group, ms) in members {
+        let scopes: Vec<Vec<usize>> = if w.consumers[ms[0]].model == MessageModel::Broadcasting {
+            ms.iter().map(|&c| vec![c]).collect()
+        } else {
+            vec![ms.clone()]
+        };
+        for scope in scopes {
+            let topics: VecSet<&str> =
+                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
+            let consumed = w.consumed_roots(&scope);
+            for m in &w.messages {
+                if m.origin().is_none()
+                    && !is_system_topic(m.topic())
+                    && topics.contains(&**m.topic())
+                    && !consumed.contains(&m.id)
+                {
+                    f(group, &scope, m);
+                }
+            }
+        }
+    }
+}
+
 /// Who holds each queue of each topic the group subscribes to (running consumers only, by name;
 /// several when instances share a clientId).
 pub fn assignment(w: &World, members: &[usize]) -> VecMap<String, VecMap<MessageQueue, Option<String>>> {
@@ -201,35 +229,20 @@ pub fn report_json(w: &World) -> Value {
                 "warnings": group_warnings(w, group, ms),
             }),
         );
-        // Messages of subscribed topics that the group (BROADCASTING: each member) did not consume.
-        let scopes: Vec<Vec<usize>> =
-            if model == MessageModel::Broadcasting { ms.iter().map(|&c| vec![c]).collect() } else { vec![ms.clone()] };
-        for scope in scopes {
-            let topics: VecSet<&str> =
-                scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
-            let consumed = w.consumed_roots(&scope);
-            for m in &w.messages {
-                if m.origin().is_some()
-                    || is_system_topic(m.topic())
-                    || !topics.contains(&**m.topic())
-                    || consumed.contains(&m.id)
-                {
-                    continue;
-                }
-                let u = why_unconsumed(w, &prov, m.id, group, &scope);
-                let mut v = message_json(m);
-                v["msg"] = json!(m.id);
-                v["group"] = json!(group);
-                if model == MessageModel::Broadcasting {
-                    v["consumer"] = json!(&*w.consumers[scope[0]].name);
-                }
-                v["kind"] = json!(u.kind);
-                v["reason"] = json!(u.reason);
-                v["events"] = json!(u.events);
-                unconsumed.push(v);
-            }
-        }
     }
+    for_each_unconsumed(w, &members, |group, scope, m| {
+        let u = why_unconsumed(w, &prov, m.id, group, scope);
+        let mut v = message_json(m);
+        v["msg"] = json!(m.id);
+        v["group"] = json!(group);
+        if w.consumers[scope[0]].model == MessageModel::Broadcasting {
+            v["consumer"] = json!(&*w.consumers[scope[0]].name);
+        }
+        v["kind"] = json!(u.kind);
+        v["reason"] = json!(u.reason);
+        v["events"] = json!(u.events);
+        unconsumed.push(v);
+    });
     let duplicates: Vec<Value> = find_duplicates(w)
         .iter()
         .map(|d| {
