@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, simMs, scene, waitScene, loadPreset, waitReady, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, scene, waitScene, loadPreset, waitReady, artifacts, drawn } from './harness.mjs';
 
 const ctx = useBrowser();
 const SEED = 'seed-same-topic-different-tags.json';
@@ -46,11 +46,6 @@ async function targetBox(page, highlight) {
 // NEEDS-SIGNAL: the canvas does not say which state it drew last (`data-scene` names no run, time
 // or version), so after the page settled the wait is for two of the page's animation frames: the
 // frame loop draws a changed model in the first frame after the change.
-async function drawn(page) {
-  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
 /// Waits until step `k` shows as a viewer sees it: its caption (`data-step`), its seek done and the
 /// panels caught up (`data-ready`), and the caption placed for it (after any scroll the step asked
 /// for). Returns the caption's box.

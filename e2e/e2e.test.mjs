@@ -8,21 +8,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage as open, simMs, setSpeed, loadPreset, runId, waitReady, dist, artifacts } from './harness.mjs';
+import { useBrowser, openPage as open, simMs, setSpeed, loadPreset, runId, waitReady, dist, artifacts, waitMs } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ctx = useBrowser();
 
 async function openPage(viewport = { width: 1280, height: 800 }, fragment = '') {
   return open(ctx, { viewport, fragment });
-}
-
-/// Waits until the page is settled with the clock at `ms`.
-async function waitMs(page, ms) {
-  await page.waitForFunction((ms) => {
-    const el = document.querySelector('[data-testid="sim-time"]');
-    return el.dataset.ready !== undefined && el.dataset.ms === String(ms);
-  }, ms);
 }
 
 /// Waits until the page is settled with the clock moved off `from`; returns where it is.

@@ -174,3 +174,33 @@ export async function loadPreset(page, file) {
   // A Kafka or Pulsar preset loads once its model's code has been fetched: wait for its run.
   await waitReady(page, { after: before, file });
 }
+
+/// Waits until the page is settled (the clock's `data-ready`) and two frames have been painted
+/// since, so the canvas shows the settled state.
+export async function drawn(page) {
+  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/// Waits until an edit has been entered (more edit marks on the time bar than `before`) and the
+/// page has settled after it.
+export async function entered(page, before) {
+  await page.waitForFunction(
+    (n) =>
+      document.querySelectorAll('[data-testid="edit-marks"] .mark').length > n &&
+      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
+    before,
+  );
+}
+
+/// Waits until the page is settled with the clock at `ms`.
+export async function waitMs(page, ms, { timeout = 30000 } = {}) {
+  await page.waitForFunction(
+    (ms) => {
+      const el = document.querySelector('[data-testid="sim-time"]');
+      return el.dataset.ready !== undefined && el.dataset.ms === String(ms);
+    },
+    ms,
+    { timeout },
+  );
+}

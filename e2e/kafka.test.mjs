@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { useBrowser, openPage, simMs, scene, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, scene, artifacts, drawn, entered } from './harness.mjs';
 
 const ctx = useBrowser();
 
@@ -21,21 +21,6 @@ async function atEnd(page) {
 // NEEDS-SIGNAL: the canvas does not say which run, time or model version it drew (`data-scene`
 // names none), so after the page settled the wait is for two of the page's animation frames: the
 // frame loop draws a changed model in the first frame after the change.
-async function drawn(page) {
-  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
-/// Waits until an edit is entered (a mark more on the time bar than `before`) and the panels show it.
-async function entered(page, before) {
-  await page.waitForFunction(
-    (n) =>
-      document.querySelectorAll('[data-testid="edit-marks"] .mark').length > n &&
-      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
-    before,
-  );
-}
-
 /// What the Gantt drew last, once it has caught up with the simulated time.
 async function gantt(page) {
   // The time the page settled at, not one a seek passes through.

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { useBrowser, openPage, simMs, artifacts, waitScene } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, waitScene, drawn } from './harness.mjs';
 
 const ctx = useBrowser();
 
@@ -39,11 +39,6 @@ async function playToEnd(page, until) {
 // NEEDS-SIGNAL: `data-dag` and `data-ring` do not say which run, time or model version they
 // describe, so after the page settled the wait is for two of the page's animation frames (the
 // first one draws them).
-async function drawn(page) {
-  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
 async function dag(page) {
   await drawn(page);
   await page.waitForFunction(() => document.querySelector('[data-testid="dag-canvas"]')?.dataset.dag);

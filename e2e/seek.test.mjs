@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, simMs, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, waitMs } from './harness.mjs';
 
 const ctx = useBrowser();
 const MESSAGES = Number(process.env.MQVIZ_SEEK_MESSAGES || 1000000);
@@ -100,14 +100,7 @@ test('a seek can be cancelled (button or Escape) and stops where it got to; seek
   assert.ok(second >= stopped && second < end, `the second seek went on from ${stopped} to ${second}`);
   // The playhead still works afterwards: Home goes back to the start.
   await page.keyboard.press('Home');
-  await page.waitForFunction(
-    () => {
-      const clock = document.querySelector('[data-testid="sim-time"]');
-      return clock.dataset.ms === '0' && clock.dataset.ready !== undefined;
-    },
-    null,
-    { timeout: 60000 },
-  );
+  await waitMs(page, 0, { timeout: 60000 });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -133,14 +126,7 @@ test(`a ${LONG_RUN}-message run goes to its end in the tab, inside the memory bu
   assert.ok(!text.includes('memory budget'), 'the memory budget did not stop the run');
   // The page still answers: Home goes back to the start (a checkpoint restore).
   await page.keyboard.press('Home');
-  await page.waitForFunction(
-    () => {
-      const clock = document.querySelector('[data-testid="sim-time"]');
-      return clock.dataset.ms === '0' && clock.dataset.ready !== undefined;
-    },
-    null,
-    { timeout: 60000 },
-  );
+  await waitMs(page, 0, { timeout: 60000 });
   const figures = { messages: LONG_RUN, runToEndSeconds: Math.round(seconds * 10) / 10 };
   writeFileSync(join(artifacts, 'long-run.json'), JSON.stringify(figures, null, 2));
   console.log(`LONG RUN ${JSON.stringify(figures)}`);

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, simMs, waitScene, loadPreset, runId, waitReady, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, waitScene, loadPreset, runId, waitReady, artifacts, entered, drawn } from './harness.mjs';
 
 const ctx = useBrowser({ subPath: 'docs/mqviz/' });
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,25 +35,10 @@ async function pauseIfPlaying(page) {
   await page.waitForSelector('[data-testid="sim-time"][data-ready]');
 }
 
-/// Waits until an edit is entered (a mark more on the time bar than `before`) and the panels show it.
-async function entered(page, before) {
-  await page.waitForFunction(
-    (n) =>
-      document.querySelectorAll('[data-testid="edit-marks"] .mark').length > n &&
-      document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
-    before,
-  );
-}
-
 /// Waits until the page is settled and the canvas has drawn what it shows.
 // NEEDS-SIGNAL: the canvas does not say which run, time or model version it drew (`data-scene`
 // names none), so after the page settled the wait is for two of the page's animation frames: the
 // frame loop draws a changed model in the first frame after the change.
-async function drawn(page) {
-  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
 async function runTo(page, t) {
   // A link to the same run at a later playhead, or the scrubber: here, the scrubber.
   await page.$eval(

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { useBrowser, openPage, simMs, setSpeed, scene, waitScene, loadPreset, runId, waitReady, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, setSpeed, scene, waitScene, loadPreset, runId, waitReady, artifacts, drawn, waitMs } from './harness.mjs';
 
 const ctx = useBrowser();
 const SEED = 'seed-same-topic-different-tags.json';
@@ -30,11 +30,6 @@ async function pauseIfPlaying(page) {
 // NEEDS-SIGNAL: the canvas does not say which state it drew last (`data-scene` names no run, time
 // or version), nor the live region which state it spoke of; both are done by the frame loop in
 // the first frame after a change, so the wait is for two of the page's animation frames.
-async function drawn(page) {
-  await page.waitForSelector('[data-testid="sim-time"][data-ready]');
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
 /// Runs the next event, then waits for the canvas and the live region to show it. (A step is done
 /// within the click, and may leave the clock where it was: `data-ready` holds after it.)
 async function step(page) {
@@ -62,14 +57,6 @@ async function reopen(page, fragment) {
   await page.reload();
   const file = /(?:^#|&)preset=([^&]+)/.exec(fragment)[1];
   await waitReady(page, { file: file.endsWith('.json') ? file : `${file}.json` });
-}
-
-/// Waits until the clock shows `ms`, settled.
-async function waitMs(page, ms) {
-  await page.waitForFunction((ms) => {
-    const clock = document.querySelector('[data-testid="sim-time"]');
-    return clock.dataset.ms === String(ms) && clock.dataset.ready !== undefined;
-  }, ms);
 }
 
 test('1. draw the mechanism: table entries flash when overwritten, mismatch marks, lost cells, pulses, brokers apart, properties', async () => {

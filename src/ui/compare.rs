@@ -55,8 +55,18 @@ fn move_text(m: &Move) -> String {
     }
 }
 
-/// "3 partitions, the longest 1.998 s" for the times without an owner so far.
-fn gaps_text(gaps: &[Gap], now: Millis) -> String {
+/// The run's word for a partition ("queue" in RocketMQ).
+fn noun(sim: Sim) -> &'static str {
+    sim.peek(|m| m.partition_noun()).unwrap_or("partition")
+}
+
+/// The comparison's row of ownership moves, in the model's noun.
+fn moves_label(sim: Sim) -> String {
+    format!("{} moves", noun(sim))
+}
+
+/// "3 partitions, the longest 1.998 s" (in the model's noun) for the times without an owner so far.
+fn gaps_text(gaps: &[Gap], now: Millis, noun: &str) -> String {
     // A partition may have been without an owner more than once: count it once.
     let mut parts: Vec<&str> = gaps.iter().map(|g| g.partition.as_str()).collect();
     parts.stable_sort();
@@ -64,7 +74,7 @@ fn gaps_text(gaps: &[Gap], now: Millis) -> String {
     let longest = gaps.iter().map(|g| g.to.unwrap_or(now) - g.from).max().unwrap_or(0);
     match gaps.len() {
         0 => "none".to_string(),
-        _ => format!("{} partitions, the longest {}", parts.len(), fmt_ms(longest)),
+        _ => format!("{} {noun}{}, the longest {}", parts.len(), if parts.len() == 1 { "" } else { "s" }, fmt_ms(longest)),
     }
 }
 
@@ -85,7 +95,7 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
         let label = sim.compare.with_value(|c| c.as_ref().map(|c| c.label.clone())).unwrap_or_default();
         Some((label, left, right, now))
     });
-    let row = |name: &'static str, a: u64, b: u64| {
+    let row = |name: String, a: u64, b: u64| {
         view! {
             <tr class:differs=a != b>
                 <th scope="row">{name}</th>
@@ -112,7 +122,7 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                         .collect();
                     let [(ma, ga), (mb, gb)] = all_moves.with(|[a, b]| [a.at(now), b.at(now)]);
                     let (na, nb) = (ma.len(), mb.len());
-                    let (idle_a, idle_b) = (gaps_text(&ga, now), gaps_text(&gb, now));
+                    let (idle_a, idle_b) = (gaps_text(&ga, now, noun(sim)), gaps_text(&gb, now, noun(sim)));
                     let rebalances = rebalance_rows(&ma, &mb);
                     view! {
                         <section class="diff" data-testid="compare-diff" aria-label="Differences between the two runs">
@@ -125,13 +135,13 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                                     </tr>
                                 </thead>
                                 <tbody data-testid="compare-totals">
-                                    {row("consumed", ta.consumed, tb.consumed)}
-                                    {row("lost", ta.lost, tb.lost)}
-                                    {row("not consumed", ta.unconsumed, tb.unconsumed)}
-                                    {row("duplicated", ta.duplicated, tb.duplicated)}
-                                    {row("retrying", ta.retrying, tb.retrying)}
-                                    {row("dead-lettered", ta.dead_lettered, tb.dead_lettered)}
-                                    {row("partition moves", na as u64, nb as u64)}
+                                    {row("consumed".into(), ta.consumed, tb.consumed)}
+                                    {row("lost".into(), ta.lost, tb.lost)}
+                                    {row("not consumed".into(), ta.unconsumed, tb.unconsumed)}
+                                    {row("duplicated".into(), ta.duplicated, tb.duplicated)}
+                                    {row("retrying".into(), ta.retrying, tb.retrying)}
+                                    {row("dead-lettered".into(), ta.dead_lettered, tb.dead_lettered)}
+                                    {row(moves_label(sim), na as u64, nb as u64)}
                                     <tr data-testid="compare-idle">
                                         <th scope="row">"without an owner"</th>
                                         <td class="num">{idle_a}</td>

@@ -423,8 +423,16 @@ impl World {
             .iter()
             .enumerate()
             .map(|(b, name)| {
-                let served = self.partitions.iter().filter(|p| p.broker as usize == b && !p.deleted).count();
-                let mut lines = vec![StateLine::plain(format!("serves {served} topics (partitions, segments)"))];
+                let served = self.partitions.iter().filter(|p| p.broker as usize == b && !p.deleted);
+                let (segments, partitions) =
+                    served.fold((0, 0), |(s, p), x| if x.segment.is_some() { (s + 1, p) } else { (s, p + 1) });
+                let count = |n: usize, noun: &str| format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+                let served = match (partitions, segments) {
+                    (p, 0) => count(p, "partition"),
+                    (0, s) => count(s, "segment"),
+                    (p, s) => format!("{} and {}", count(p, "partition"), count(s, "segment")),
+                };
+                let mut lines = vec![StateLine::plain(format!("serves {served}"))];
                 for (t, topic) in self.topics.iter().enumerate() {
                     if let Some(s) = topic.scalable.as_ref().filter(|_| t % self.brokers.len() == b) {
                         lines.push(StateLine::plain(format!(

@@ -362,8 +362,9 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
     }
     if eager_revocations > 0 {
         out.push(format!(
-            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {eager_revocations} times and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms{}).",
+            "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {} and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms{}).",
             grp.name,
+            if eager_revocations == 1 { "once".to_string() } else { format!("{eager_revocations} times") },
             if ongoing { ", and a member is still waiting" } else { "" }
         ));
     }

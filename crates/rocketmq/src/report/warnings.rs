@@ -55,8 +55,10 @@ pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> 
             let non: Vec<String> = considered.iter().filter(|c| !users.contains(c)).map(|&c| who(w, c)).collect();
             if !non.is_empty() && w.consumers[considered[0]].model == MessageModel::Clustering {
                 text.push_str(&format!(
-                    " Consequence: {} do(es) not subscribe {topic} but still count(s) as member(s) when its queues are allocated, so those queues are never pulled and their messages pile up; the broker's table also flips between topics with each heartbeat, and pulls fail with SUBSCRIPTION_NOT_EXIST meanwhile.",
-                    non.join(", ")
+                    " Consequence: {} {} not subscribe {topic} but still {} when its queues are allocated, so those queues are never pulled and their messages pile up; the broker's table also flips between topics with each heartbeat, and pulls fail with SUBSCRIPTION_NOT_EXIST meanwhile.",
+                    non.join(", "),
+                    if non.len() == 1 { "does" } else { "do" },
+                    if non.len() == 1 { "counts as a member" } else { "count as members" }
                 ));
             }
         }
