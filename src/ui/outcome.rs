@@ -53,9 +53,9 @@ pub fn sentence(t: &Totals) -> Option<(String, bool)> {
     } else {
         format!("So far {}", bad.join("; "))
     };
+    // Short: mid-run these are mostly the backlog, and the sentence must stay one line where it can.
     if t.unconsumed > 0 {
-        let verb = if t.unconsumed == 1 { "is" } else { "are" };
-        text.push_str(&format!("; {} {verb} not consumed by their group", messages(t.unconsumed)));
+        text.push_str(&format!("; {} not consumed", t.unconsumed));
     }
     if t.retrying > 0 {
         text.push_str(&format!("; {} waiting to be retried", t.retrying));
@@ -114,7 +114,7 @@ mod tests {
         let waiting = Totals { produced: 20, consumed: 10, unconsumed: 10, ..Totals::default() };
         assert_eq!(
             sentence(&waiting),
-            Some(("So far 20 messages sent, 10 consumed; 10 messages are not consumed by their group.".into(), false))
+            Some(("So far 20 messages sent, 10 consumed; 10 not consumed.".into(), false))
         );
     }
 
