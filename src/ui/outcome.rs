@@ -112,10 +112,7 @@ mod tests {
         let dup = Totals { produced: 10, consumed: 11, duplicated: 1, ..Totals::default() };
         assert!(sentence(&dup).unwrap().0.contains("1 message consumed more than once"));
         let waiting = Totals { produced: 20, consumed: 10, unconsumed: 10, ..Totals::default() };
-        assert_eq!(
-            sentence(&waiting),
-            Some(("So far 20 messages sent, 10 consumed; 10 not consumed.".into(), false))
-        );
+        assert_eq!(sentence(&waiting), Some(("So far 20 messages sent, 10 consumed; 10 not consumed.".into(), false)));
     }
 
     /// At the end of every preset, the sentence states the counts `mqviz run --json` lists for
