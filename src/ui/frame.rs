@@ -67,7 +67,7 @@ fn announce_changes(sim: Sim, said_outcome: &RefCell<Option<String>>, playing: b
     let mut sentences: Vec<String> = said.unwrap_or_default();
     let small = sim.peek(|m| m.log_len()).unwrap_or(0) <= outcome::COUNT_WHILE_PLAYING_MAX_LOG;
     if !playing || small {
-        let now = sim.peek(|m| outcome::sentence(&m.totals())).flatten().map(|(text, _)| text);
+        let now = sim.peek(|m| m.totals().sentence()).flatten().map(|(text, _)| text);
         if now.is_some() && *said_outcome.borrow() != now {
             sentences.extend(now.iter().map(|t| t.trim_end_matches('.').to_string()));
             *said_outcome.borrow_mut() = now;

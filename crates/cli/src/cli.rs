@@ -63,7 +63,9 @@ fn run(args: &[String]) -> ExitCode {
             } else if as_json {
                 emit(&(serde_json::to_string_pretty(&sim.report()).unwrap_or_default() + "\n"))
             } else {
-                emit(&sim.report_text())
+                // The page's outcome sentence at the same moment, in the same words.
+                let outcome = sim.totals().sentence().map(|(s, _)| format!("Outcome at t={}: {s}\n\n", sim.now()));
+                emit(&(outcome.unwrap_or_default() + &sim.report_text()))
             }
         }
         Err(errors) => {

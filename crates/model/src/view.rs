@@ -314,5 +314,84 @@ pub struct Totals {
     pub dead_lettered: u64,
 }
 
+impl Totals {
+    /// The outcome so far, and whether it is an alarm (messages lost, duplicated or dead-lettered).
+    /// Every count is the model's own (`Simulation::totals`, which its report agrees with), and the
+    /// cause of a loss is in the model's words; "none lost or duplicated" is said only when every
+    /// message sent has been consumed exactly once so far.
+    pub fn sentence(&self) -> Option<(String, bool)> {
+        let t = self;
+        if t.produced == 0 {
+            return None;
+        }
+        let mut bad: Vec<String> = Vec::new();
+        if t.lost > 0 {
+            bad.push(format!(
+                "{} of {} sent {} lost: {}",
+                t.lost,
+                messages(t.produced),
+                if t.lost == 1 { "was" } else { "were" },
+                if t.lost_cause.is_empty() { LOST_TO_A_FILTER } else { t.lost_cause }
+            ));
+        }
+        if t.duplicated > 0 {
+            bad.push(format!("{} consumed more than once", messages(t.duplicated)));
+        }
+        if t.dead_lettered > 0 {
+            bad.push(format!("{} dead-lettered", messages(t.dead_lettered)));
+        }
+        let mut text = if bad.is_empty() {
+            let mut s = format!("So far {} sent, {} consumed", messages(t.produced), t.consumed);
+            if t.unconsumed == 0 && t.retrying == 0 {
+                s.push_str("; none lost or duplicated");
+            }
+            s
+        } else {
+            format!("So far {}", bad.join("; "))
+        };
+        // Short: mid-run these are mostly the backlog, and the sentence must stay one line where it can.
+        if t.unconsumed > 0 {
+            text.push_str(&format!("; {} not consumed", t.unconsumed));
+        }
+        if t.retrying > 0 {
+            text.push_str(&format!("; {} waiting to be retried", t.retrying));
+        }
+        text.push('.');
+        Some((text, !bad.is_empty()))
+    }
+}
+
+fn messages(n: u64) -> String {
+    if n == 1 {
+        "1 message".to_string()
+    } else {
+        format!("{n} messages")
+    }
+}
+
 /// The loss cause of the default `totals`: a message whose cell is skipped was filtered out.
 pub const LOST_TO_A_FILTER: &str = "a filter dropped them and no member of the group will consume them";
+
+#[cfg(test)]
+mod totals_tests {
+    use super::*;
+
+    #[test]
+    fn a_loss_is_said_with_its_counts() {
+        let t = Totals { produced: 20, consumed: 6, lost: 14, lost_cause: LOST_TO_A_FILTER, ..Totals::default() };
+        let (text, alarm) = t.sentence().unwrap();
+        assert!(alarm);
+        assert!(text.starts_with("So far 14 of 20 messages sent were lost"), "{text}");
+    }
+
+    #[test]
+    fn a_clean_run_says_so_and_an_empty_one_says_nothing() {
+        let t = Totals { produced: 240, consumed: 240, ..Totals::default() };
+        assert_eq!(t.sentence(), Some(("So far 240 messages sent, 240 consumed; none lost or duplicated.".into(), false)));
+        assert_eq!(Totals::default().sentence(), None);
+        let dup = Totals { produced: 10, consumed: 11, duplicated: 1, ..Totals::default() };
+        assert!(dup.sentence().unwrap().0.contains("1 message consumed more than once"));
+        let waiting = Totals { produced: 20, consumed: 10, unconsumed: 10, ..Totals::default() };
+        assert_eq!(waiting.sentence(), Some(("So far 20 messages sent, 10 consumed; 10 not consumed.".into(), false)));
+    }
+}
