@@ -135,12 +135,15 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   await page.waitForFunction(() => location.hash.includes('t=45000'));
   assert.ok((await page.evaluate(() => location.hash)).includes('t=45000'));
   const other = await openPage(ctx, { fragment: link.slice(link.indexOf('#')) });
-  // A link with edits is a run of the page's own (`own:`), at the link's playhead.
-  await other.page.waitForFunction(() => {
+  // A link with edits is still the preset (its name, its tour), with the edits, at the link's
+  // playhead; its own link stays as short as the one it came from.
+  await other.page.waitForFunction((f) => {
     const clock = document.querySelector('[data-testid="sim-time"]');
-    return clock.dataset.ms === '45000' && (clock.dataset.ready || '').startsWith('own:');
-  });
+    return clock.dataset.ms === '45000' && (clock.dataset.ready || '').startsWith(`${f}:`);
+  }, SEED);
   assert.equal(await digest(other.page), want, 'the link rebuilds the identical run');
+  assert.match(await other.page.textContent('h1'), /with your edits/);
+  assert.equal(await other.page.getAttribute('[data-testid="preset-select"]', 'data-loaded'), SEED);
   assert.deepEqual(other.errors, []);
   // Packing and unpacking edits are fetched, each once, by the first link that carries them:
   // the writer fetched the packer only, and the reader the unpacker (and the packer, to write
@@ -155,7 +158,33 @@ test('2. whole-run links: copy, open, same digest; old links; hostile fragments;
   assert.equal(fetched(requests, 'split_links.wasm'), 0, requests.join(' '));
   assert.equal(fetched(other.requests, 'split_links.wasm'), 1, other.requests.join(' '));
   assert.equal(fetched(other.requests, 'split_packer.wasm'), 1, other.requests.join(' '));
-  // Old links keep working.
+  // The address bar it writes back names the preset and the edits, not a whole scenario.
+  await runTo(other.page, 46000);
+  await other.page.waitForFunction(() => location.hash.includes('t=46000'));
+  assert.match(await other.page.evaluate(() => location.hash), /^#preset=seed-same-topic-different-tags&edits=[\w-]+&t=46000&/);
+  // A link made after Step, stopped inside an instant, names the event: it reopens at that
+  // event, not at the end of its instant, so the digest is the same.
+  await runTo(other.page, 0);
+  let steps = 0;
+  for (;;) {
+    const ran = await other.page.$eval('[data-testid="sim-time"]', (c) => c.dataset.ms);
+    const was = await other.page.evaluate(() => location.hash);
+    await other.page.click('[data-testid="step"]');
+    steps += 1;
+    // Each step moves the clock or the event, and the address bar follows.
+    await other.page.waitForFunction((w) => location.hash !== w, was);
+    if (steps >= 3 && /&event=\d+/.test(await other.page.evaluate(() => location.hash))) break;
+    assert.ok(steps < 200, `no instant with several events after t=${ran}`);
+  }
+  const stepped = await digest(other.page);
+  const steppedLink = await other.page.evaluate(() => location.hash);
+  const third = await openPage(ctx, { fragment: steppedLink });
+  await third.page.waitForFunction(
+    (ms) => document.querySelector('[data-testid="sim-time"]').dataset.ms === ms && document.querySelector('[data-testid="sim-time"]').dataset.ready !== undefined,
+    /&t=(\d+)/.exec(steppedLink)[1],
+  );
+  assert.equal(await digest(third.page), stepped, `${steppedLink} reopens at the event stepped to`);
+  await third.page.close();  // Old links keep working.
   await other.page.goto(`${ctx.baseUrl}#preset=consistent-group&t=60000&speed=10`);
   await other.page.reload();
   // The reloaded document: its preset is fetched on demand, then the link seeks to its `t=`.

@@ -310,7 +310,13 @@ pub fn App() -> impl IntoView {
             <Timeline />
             <section class="explain" aria-label="About this scenario">
                 <div class="explain-head">
-                    <h1>{title}</h1>
+                    <h1>
+                        {title}
+                        {move || {
+                            (sim.edit_count() > 0)
+                                .then(|| view! { <span class="with-edits" data-testid="with-edits">" — with your edits"</span> })
+                        }}
+                    </h1>
                     <TourStart />
                     <ShareBar />
                 </div>

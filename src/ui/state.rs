@@ -380,6 +380,17 @@ impl Sim {
         Ok(())
     }
 
+    /// Loads preset `i` changed by a link (its seed, its edits in `edits`).
+    fn load_preset_value(&self, v: Value, i: usize) -> Result<(), String> {
+        let mut scenario = v.clone();
+        if let Value::Object(o) = &mut scenario {
+            o.remove("edits");
+        }
+        let loaded = super::parts::load_value(v).map_err(|errs| errors_text(&errs))?;
+        self.install(Ok((loaded, scenario)), Source::Preset(i));
+        Ok(())
+    }
+
     /// Loads the generated benchmark scenario (`#bench`), thousands of messages in flight.
     pub fn load_bench(&self, messages: u64) {
         let _ = self.load_text(&mqviz_app::presets::load_scenario(messages), "benchmark");
@@ -442,19 +453,21 @@ impl Sim {
         }
         if let Some((v, name, preset)) = base {
             let plain = l.seed.is_none() && l.edits.as_ref().is_none_or(|e| e.is_empty());
-            match preset.filter(|_| plain) {
-                Some(i) => self.load(i),
+            match preset {
+                Some(i) if plain => self.load(i),
+                // The preset with the link's seed or edits is still that preset, with its name
+                // and its tour: the page says "with your edits", and its own links stay short.
+                Some(i) => self.load_preset_value(v, i)?,
                 None => self.load_value(v, &name)?,
-            }
-            if let Some(i) = preset {
-                self.preset.set(i);
             }
         }
         if let Some(speed) = l.speed {
             self.speed_log.set(super::math::log10(speed));
         }
-        if let Some(t) = l.time {
-            self.advance(t);
+        match (l.time, l.event) {
+            (Some(t), Some(event)) => self.advance_to_event(t, event),
+            (Some(t), None) => self.advance(t),
+            _ => {}
         }
         Ok(())
     }
@@ -508,10 +521,12 @@ impl Sim {
             .history
             .with_value(|h| h.as_ref().map(|h| h.commands().iter().map(|c| c.command.clone()).collect()))
             .unwrap_or_default();
-        let (preset, scenario) = match self.source.get_untracked() {
-            Source::Preset(i) => (CATALOGUE.get(i).map(|p| p.file), None),
-            Source::Own { .. } => (None, self.scenario.get_value()),
+        let (preset, scenario, seed) = match self.source.get_untracked() {
+            Source::Preset(i) => (CATALOGUE.get(i).map(|p| p.file), None, self.seed_changed(i)),
+            Source::Own { .. } => (None, self.scenario.get_value(), None),
         };
+        // A Step that stopped inside an instant: the event names where, as `t` alone cannot.
+        let event = self.peek(|m| (m.next_event_time() == Some(m.now())).then(|| m.events_run())).flatten();
         let panel = match self.tab.get_untracked() {
             0 => None,
             i => super::parts::tabs(self.kind.get_untracked()).get(i - 1).map(|t| t.label.to_ascii_lowercase()),
@@ -519,13 +534,23 @@ impl Sim {
         Link {
             preset,
             scenario,
+            seed,
             edits: Some(edits),
             time: Some(self.peek(|m| m.now()).unwrap_or(0)),
+            event,
             speed: Some((self.speed() * 1000.0).round() / 1000.0),
             panel,
             embed: self.embed.get_untracked(),
             ..Link::default()
         }
+    }
+
+    /// The seed of preset `i` as loaded, when a link changed it from the preset's own.
+    fn seed_changed(&self, i: usize) -> Option<u64> {
+        let seed_of = |v: &Value| v.get("seed").and_then(Value::as_u64);
+        let loaded = self.scenario.with_value(|s| s.as_ref().and_then(seed_of));
+        let own = super::presets::in_page(i).and_then(|t| parse_json(t.scenario).ok()).and_then(|v| seed_of(&v));
+        loaded.filter(|s| Some(*s) != own)
     }
 
     /// The scenario with every edit of this run, as a file `mqviz run` reproduces.
@@ -697,6 +722,15 @@ impl Sim {
     pub fn advance(&self, t: Millis) {
         self.with_history(false, |h, m| {
             let _ = h.advance(m, t);
+        });
+    }
+
+    /// Runs forward (or back) to the `event`-th event of the run, inside instant `t`: where a
+    /// link made after Step stopped.
+    pub fn advance_to_event(&self, t: Millis, event: u64) {
+        let backwards = self.peek(|m| t < m.now() || m.events_run() > event).unwrap_or(false);
+        self.with_history(backwards, |h, m| {
+            let _ = h.advance_to_event(m, t, event);
         });
     }
 

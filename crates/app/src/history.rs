@@ -167,11 +167,31 @@ impl History {
         first_error.map_or(Ok(()), Err)
     }
 
+    /// Moves the model to the `event`-th event run (`Simulation::events_run`), which happened at
+    /// `t`: every instant before `t` in full, then the events of `t` one by one up to it. This is
+    /// where a Step inside an instant stopped, so a link made there comes back to the same event.
+    /// An instant's commands come after all of its events, so none of `t`'s is entered.
+    pub fn advance_to_event(&mut self, sim: &mut Box<dyn Simulation>, t: Millis, event: u64) -> Result<(), ReplayError> {
+        if t < sim.now() || (t == sim.now() && sim.events_run() > event) {
+            self.rewind(sim, t.saturating_sub(1));
+        }
+        let replayed = match t.checked_sub(1) {
+            Some(before) if before >= sim.now() => self.advance(sim, before),
+            _ => Ok(()),
+        };
+        while sim.events_run() < event && sim.step_until(t) {}
+        self.checkpoint(&**sim);
+        replayed
+    }
+
     /// Enters a command at the model's current time and runs what is due now. An invalid command
     /// changes nothing and is not recorded. When later commands exist (the user went back in
     /// time), the current branch is kept aside and a new one continues from here.
     pub fn command(&mut self, sim: &mut Box<dyn Simulation>, mut command: Value) -> Result<(), Vec<PathError>> {
         let at = sim.now();
+        // After a Step inside an instant, the instant's other events come first: a replay enters
+        // the command after every event of its instant, so the run rebuilds the same.
+        sim.run_until(at);
         if let Value::Object(map) = &mut command {
             map.insert("at".into(), Value::from(at));
         }
@@ -499,6 +519,61 @@ mod tests {
         assert!(errors[0].message.contains("unknown consumer"), "{errors:?}");
         assert_eq!(render(&*w), before);
         assert!(h.commands().is_empty());
+    }
+
+    /// Steps `n` events into the first instant after `from` that has more than `n` events.
+    fn step_into_a_busy_instant(w: &mut Box<dyn Simulation>, h: &mut History, from: Millis, n: usize) {
+        h.seek(w, from);
+        loop {
+            let t = w.next_event_time().unwrap();
+            let mut ahead = w.clone_box();
+            let start = ahead.events_run();
+            ahead.run_until(t);
+            if ahead.events_run() - start > n as u64 {
+                for _ in 0..n {
+                    assert!(w.step_until(t));
+                }
+                h.after_advance(&**w);
+                return;
+            }
+            h.seek(w, t);
+        }
+    }
+
+    #[test]
+    fn a_step_inside_an_instant_comes_back_as_the_same_event() {
+        for file in ["seed-same-topic-different-tags.json", "kafka-eager-join.json", "pulsar-failover.json"] {
+            let mut w = world(file);
+            let mut h = History::new(&*w);
+            step_into_a_busy_instant(&mut w, &mut h, 1_000, 3);
+            assert_eq!(w.next_event_time(), Some(w.now()), "{file}: stopped inside the instant");
+            let (t, event, want) = (w.now(), w.events_run(), render(&*w));
+            // From the start, as a link opens it.
+            let mut again = world(file);
+            let mut h2 = History::new(&*again);
+            h2.advance(&mut again, 0).unwrap();
+            h2.advance_to_event(&mut again, t, event).unwrap();
+            assert_eq!((again.now(), again.events_run()), (t, event), "{file}");
+            assert_eq!(render(&*again), want, "{file}");
+            // From later in the run, as the page does when a link opens over a run.
+            h.seek(&mut w, t + 5_000);
+            h.advance_to_event(&mut w, t, event).unwrap();
+            assert_eq!(render(&*w), want, "{file}");
+        }
+    }
+
+    #[test]
+    fn an_edit_after_a_step_inside_an_instant_replays_the_same() {
+        let mut w = world("seed-same-topic-different-tags.json");
+        let mut h = History::new(&*w);
+        step_into_a_busy_instant(&mut w, &mut h, 1_000, 2);
+        h.command(&mut w, json!({"action": "stopConsumer", "clientId": "ConsumerA"})).unwrap();
+        h.seek(&mut w, 30_000);
+        let want = render(&*w);
+        let mut again = world("seed-same-topic-different-tags.json");
+        let mut h2 = History::with_commands(&*again, h.commands().to_vec());
+        h2.advance(&mut again, 30_000).unwrap();
+        assert_eq!(render(&*again), want);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Shareable links: the URL fragment carries a whole run.
 //!
 //! `#preset=<file>` (or `scenario=<packed scenario JSON>`), `seed=<n>` (overrides the scenario's),
-//! `edits=<packed JSON array of the commands entered>`, `t=<ms>` (the playhead), `speed=<x>`,
+//! `edits=<packed JSON array of the commands entered>`, `t=<ms>` (the playhead), `event=<n>` (the
+//! event inside instant `t` a Step stopped at), `speed=<x>`,
 //! `panel=<name>`, and the flags `embed` and `bench`. Packed = deflated, then base64url. Opening the
 //! link rebuilds the identical run (same event-log digest). The old `#preset=..&t=..&speed=..`
 //! links keep working.
@@ -35,6 +36,9 @@ pub struct Link {
     /// The commands entered during the run, as timeline JSON with their `at`.
     pub edits: Option<Vec<Value>>,
     pub time: Option<u64>,
+    /// `event=<n>`: the playhead stopped inside instant `t` (after Step), at the `n`-th event
+    /// of the run (`Simulation::events_run`).
+    pub event: Option<u64>,
     pub speed: Option<f64>,
     /// The inspector panel that was open.
     pub panel: Option<String>,
@@ -230,6 +234,10 @@ fn read_part(link: &mut Link, part: &str, column: usize, unpack: Option<Unpack>)
             Ok(t) if t <= MAX_TIME => link.time = Some(t),
             _ => return err(vcol, format!("t must be a whole number of milliseconds up to {MAX_TIME}, found {value:?}")),
         },
+        "event" => match value.parse::<u64>() {
+            Ok(n) => link.event = Some(n),
+            _ => return err(vcol, format!("event must be a whole number (an event of the run), found {value:?}")),
+        },
         "speed" => match mqviz_engine::decimal::parse(value) {
             Some(s) if s.is_finite() && (0.01..=100.0).contains(&s) => link.speed = Some(s),
             _ => return err(vcol, format!("speed must be a number from 0.01 to 100, found {value:?}")),
@@ -254,14 +262,12 @@ fn read_part(link: &mut Link, part: &str, column: usize, unpack: Option<Unpack>)
             }
             link.panel = Some(value.to_string());
         }
-        other => {
-            return err(
-                column,
-                format!(
-                    "unknown key {other:?} (expected preset, scenario, seed, edits, t, speed, panel, origin, embed or bench)"
-                ),
-            )
-        }
+        other => return err(
+            column,
+            format!(
+                "unknown key {other:?} (expected preset, scenario, seed, edits, t, event, speed, panel, origin, embed or bench)"
+            ),
+        ),
     }
     Ok(())
 }
@@ -320,6 +326,9 @@ pub fn write_fragment_with(link: &Link, pack: Option<Pack>) -> Result<String, St
     }
     if let Some(t) = link.time {
         parts.push(format!("t={t}"));
+    }
+    if let Some(n) = link.event {
+        parts.push(format!("event={n}"));
     }
     if let Some(s) = link.speed {
         parts.push(format!("speed={}", mqviz_engine::decimal::trimmed(s, 3)));
@@ -400,11 +409,13 @@ mod tests {
             seed: Some(42),
             edits: Some(vec![json!({"at": 12_000, "action": "crashConsumer", "clientId": "ConsumerA"})]),
             time: Some(30_000),
+            event: Some(1_234),
             speed: Some(2.5),
             panel: Some("filters".into()),
             ..Link::default()
         };
         let text = write_fragment(&link).unwrap();
+        assert!(text.contains("&t=30000&event=1234&"), "{text}");
         assert_eq!(parse_fragment(&text).unwrap(), link);
         let custom = Link { scenario: Some(json!({"format": "mqviz-scenario/1", "until": 5})), ..Link::default() };
         assert_eq!(parse_fragment(&write_fragment(&custom).unwrap()).unwrap(), custom);

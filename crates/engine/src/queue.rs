@@ -50,11 +50,14 @@ pub struct EventQueue<A> {
     len: usize,
     /// Entries in the buckets (a run is one).
     entries: usize,
+    /// Actions popped since the queue was made: with the clock, it names one event of a run
+    /// exactly, even inside an instant (a link made after Step carries it).
+    popped: u64,
 }
 
 impl<A> Default for EventQueue<A> {
     fn default() -> Self {
-        EventQueue { buckets: BTreeMap::new(), spare: Vec::new(), len: 0, entries: 0 }
+        EventQueue { buckets: BTreeMap::new(), spare: Vec::new(), len: 0, entries: 0, popped: 0 }
     }
 }
 
@@ -107,6 +110,7 @@ impl<A: Burst> EventQueue<A> {
             }
         };
         self.len -= 1;
+        self.popped += 1;
         Some(Scheduled { at, cause, action })
     }
 }
@@ -127,6 +131,11 @@ impl<A> EventQueue<A> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Actions popped so far (each action of a run counts).
+    pub fn popped(&self) -> u64 {
+        self.popped
     }
 
     /// The bytes the queued entries take (a run is one entry).

@@ -73,6 +73,9 @@ pub trait Simulation {
     fn next_event_time(&self) -> Option<Millis>;
     /// Runs one event if one is due at or before `limit`; false when none is.
     fn step_until(&mut self, limit: Millis) -> bool;
+    /// Events run since the model was built. With `now` it names one event exactly, even one
+    /// a Step stopped at inside an instant.
+    fn events_run(&self) -> u64;
     /// Runs every event up to and including `t`, then sets the clock to `t`.
     fn run_until(&mut self, t: Millis);
 

@@ -367,6 +367,9 @@ impl Simulation for World {
     fn next_event_time(&self) -> Option<Millis> {
         World::next_event_time(self)
     }
+    fn events_run(&self) -> u64 {
+        World::events_run(self)
+    }
     fn step_until(&mut self, limit: Millis) -> bool {
         World::step_until(self, limit)
     }

@@ -448,6 +448,11 @@ impl World {
         self.queue.peek_time()
     }
 
+    /// Events run since the world was built.
+    pub fn events_run(&self) -> u64 {
+        self.queue.popped()
+    }
+
     /// Number of scheduled events not yet run.
     pub fn pending(&self) -> usize {
         self.queue.len()
