@@ -507,6 +507,16 @@ test('9. every sentence is true at the moment shown: warnings, pauses, history, 
   // In the middle of the stop-the-world no warning says the longest pause was 0 ms.
   assert.ok(!/longest pause 0 ms/.test(await kafka.page.textContent('.inspector-panel')));
   await kafka.page.close();
+  // A crash is marked as a crash, not a stop; routine sends are one quiet mark without a word.
+  const crash = await openPage(ctx, { fragment: '#preset=kafka-crash-redelivery' });
+  await crash.page.waitForSelector('[data-testid="chapter-marks"] .mark');
+  const kinds = await crash.page.$$eval('[data-testid="chapter-marks"] .mark', (l) => l.map((m) => [m.dataset.kind, m.classList.contains('quiet')]));
+  assert.ok(kinds.some(([k]) => k.split(' ').includes('crash')), JSON.stringify(kinds));
+  assert.ok(!kinds.some(([k]) => k.split(' ').includes('stop')), JSON.stringify(kinds));
+  assert.ok(kinds.filter(([k]) => k === 'send').length <= 1 && kinds.filter(([, q]) => q).every(([k]) => k === 'send'), JSON.stringify(kinds));
+  const sendWords = await crash.page.$$eval('[data-testid="chapter-marks"] .mark-word', (l) => l.filter((w) => w.textContent.startsWith('sends')).length);
+  assert.equal(sendWords, 0);
+  await crash.page.close();
   // "What to watch" is a sentence for a viewer, never a Java test name.
   for (const file of ['pulsar-scalable-two-splits', 'pulsar-scalable-post-split-backlog', 'pulsar-scalable-sealed-not-redelivered', 'pulsar-scalable-children-blocked']) {
     const p = await openPage(ctx, { fragment: `#preset=${file}` });

@@ -27,7 +27,9 @@ fn glyph(kind: MomentKind) -> &'static str {
         MomentKind::Overwrite => "◆",
         MomentKind::Rebalance => "⇄",
         MomentKind::Stop => "■",
+        MomentKind::Crash => "↯",
         MomentKind::Loss => "✕",
+        MomentKind::DeadLetter => "☠",
     }
 }
 
@@ -302,9 +304,10 @@ const MAX_MARKS: usize = 12;
 /// How telling a kind of moment is, for the word under a merged mark (higher first).
 fn weight(kind: MomentKind) -> u8 {
     match kind {
-        MomentKind::Loss => 4,
+        MomentKind::Loss => 5,
+        MomentKind::DeadLetter => 4,
         MomentKind::Overwrite => 3,
-        MomentKind::Stop => 2,
+        MomentKind::Stop | MomentKind::Crash => 2,
         MomentKind::Rebalance => 1,
         MomentKind::Send => 0,
     }
@@ -314,8 +317,10 @@ fn weight(kind: MomentKind) -> u8 {
 fn word(kind: MomentKind) -> &'static str {
     match kind {
         MomentKind::Loss => "loss",
+        MomentKind::DeadLetter => "dead letter",
         MomentKind::Overwrite => "overwrite",
         MomentKind::Stop => "stop",
+        MomentKind::Crash => "crash",
         MomentKind::Rebalance => "rebalance",
         MomentKind::Send => "sends",
     }
@@ -356,7 +361,7 @@ fn clusters_within(marks: &[Mark], near: Millis) -> Vec<Cluster> {
     }
     out.into_iter()
         .map(|(mut c, top, n)| {
-            c.word = if n > 1 { format!("{} ×{n}", word(top)) } else { word(top).to_string() };
+            c.word = if n > 1 && top.says_count() { format!("{} ×{n}", word(top)) } else { word(top).to_string() };
             c
         })
         .collect()
@@ -462,9 +467,13 @@ pub fn ChapterMarks() -> impl IntoView {
                         } else {
                             left.clone()
                         };
+                        // Routine sends are one quiet mark with no word: the lesson's marks stand out.
+                        let quiet = c.kinds == ["send"];
+                        let fits = fits && !quiet;
                         view! {
                             <button
                                 class="mark"
+                                class:quiet=quiet
                                 class:past=past
                                 data-kind=c.kinds.join(" ")
                                 data-at=at.to_string()

@@ -262,12 +262,14 @@ fn read_part(link: &mut Link, part: &str, column: usize, unpack: Option<Unpack>)
             }
             link.panel = Some(value.to_string());
         }
-        other => return err(
-            column,
-            format!(
+        other => {
+            return err(
+                column,
+                format!(
                 "unknown key {other:?} (expected preset, scenario, seed, edits, t, event, speed, panel, origin, embed or bench)"
             ),
-        ),
+            )
+        }
     }
     Ok(())
 }

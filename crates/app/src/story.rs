@@ -19,12 +19,15 @@ const MAX_AHEAD_EVENTS: usize = 400_000;
 pub struct Mark {
     pub at: Millis,
     pub kind: MomentKind,
+    /// What it holds: consumers for the kinds that `count_each`, instants for the others.
     pub count: u32,
+    /// The last moment merged into it.
+    pub last: Millis,
 }
 
 impl Mark {
     pub fn label(&self) -> String {
-        if self.count > 1 {
+        if self.count > 1 && self.kind.says_count() {
             format!("{} ×{}", self.kind.label(), self.count)
         } else {
             self.kind.label().to_string()
@@ -43,14 +46,17 @@ pub struct Story {
     moments: Vec<(Millis, MomentKind)>,
 }
 
+/// One key moment with how many consumers or messages it is about.
+type Moment = (Millis, MomentKind, u32);
+
 /// How much slower than normal a key moment plays, and how far around it (simulated ms).
 fn slow_zone(kind: MomentKind) -> (f64, Millis) {
     match kind {
         // Sim ms per wall ms at most: an overwrite burst of 10 ms then takes about a second.
         MomentKind::Overwrite => (0.01, 20),
         MomentKind::Rebalance => (0.05, 20),
-        MomentKind::Stop => (0.1, 20),
-        MomentKind::Loss => (0.2, 5),
+        MomentKind::Stop | MomentKind::Crash => (0.1, 20),
+        MomentKind::Loss | MomentKind::DeadLetter => (0.2, 5),
         MomentKind::Send => (1.0, 5),
     }
 }
@@ -78,7 +84,7 @@ impl Story {
 
     /// Reads the moments of a model's log as it is.
     pub fn from_log(sim: &dyn Simulation, until: Millis) -> Story {
-        let mut moments: Vec<(Millis, MomentKind)> = Vec::new();
+        let mut counted: Vec<Moment> = Vec::new();
         let mut activity: Vec<Millis> = Vec::new();
         sim.trace(0, sim.log_len(), &mut |i, t| {
             let at = sim.log_time(i);
@@ -86,14 +92,15 @@ impl Story {
             {
                 activity.push(at);
             }
-            if let Some(k) = t.moment() {
-                if moments.last() != Some(&(at, k)) {
-                    moments.push((at, k));
-                }
+            let Some(k) = t.moment() else { return };
+            match counted.last_mut() {
+                Some((a, kind, n)) if (*a, *kind) == (at, k) => *n += u32::from(k.counts_each()),
+                _ => counted.push((at, k, 1)),
             }
         });
         activity.dedup();
-        let marks = merge(&moments, until);
+        let marks = merge(&counted, until);
+        let moments = counted.iter().map(|&(at, k, _)| (at, k)).collect();
         Story { until, marks, activity, moments }
     }
 
@@ -151,17 +158,25 @@ impl Story {
 }
 
 /// Merges moments of one kind that are close into one mark: 1/200 of the run for the rare
-/// kinds, 1/40 for sends and losses, which come in streams.
-fn merge(moments: &[(Millis, MomentKind)], until: Millis) -> Vec<Mark> {
+/// kinds, 1/40 for losses and dead letters, which come in streams. Sends are routine, not the
+/// lesson: they fold into one quiet mark where the first one happens.
+fn merge(moments: &[Moment], until: Millis) -> Vec<Mark> {
     let near = |k: MomentKind| match k {
-        MomentKind::Send | MomentKind::Loss => (until / 40).max(50),
+        MomentKind::Loss | MomentKind::DeadLetter => (until / 40).max(50),
         _ => (until / 200).max(50),
     };
     let mut marks: Vec<Mark> = Vec::new();
-    for &(at, kind) in moments {
-        match marks.iter_mut().rev().take(6).find(|m| m.kind == kind && at.saturating_sub(m.at) <= near(kind)) {
-            Some(m) => m.count += 1,
-            None => marks.push(Mark { at, kind, count: 1 }),
+    for &(at, kind, n) in moments {
+        let open = match kind {
+            MomentKind::Send => marks.iter_mut().find(|m| m.kind == kind),
+            _ => marks.iter_mut().rev().take(6).find(|m| m.kind == kind && at.saturating_sub(m.at) <= near(kind)),
+        };
+        match open {
+            Some(m) => {
+                m.count += n;
+                m.last = at;
+            }
+            None => marks.push(Mark { at, kind, count: n, last: at }),
         }
     }
     marks.stable_sort_by_key(|m| (m.at, m.kind));

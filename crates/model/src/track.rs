@@ -264,7 +264,7 @@ impl Tracker {
                 Trace::Dropped { key, partition, consumer, kind, .. } => {
                     let k = match kind {
                         DropKind::ClientFilter => DotKind::ClientFiltered,
-                        DropKind::BrokerFilter | DropKind::Other => DotKind::BrokerFiltered,
+                        DropKind::BrokerFilter | DropKind::Other | DropKind::DeadLetter => DotKind::BrokerFiltered,
                     };
                     dot(k, key, partition, 0, consumer, None);
                 }

@@ -201,6 +201,8 @@ pub enum DropKind {
     ClientFilter,
     /// Any other loss (e.g. an offset reset past it).
     Other,
+    /// Not lost: moved to a dead-letter topic after its last redelivery.
+    DeadLetter,
 }
 
 /// One fact read from a log entry, for the frame tracker: dots, plot series and marks. Models
@@ -264,7 +266,9 @@ pub enum MomentKind {
     Overwrite,
     Rebalance,
     Stop,
+    Crash,
     Loss,
+    DeadLetter,
 }
 
 impl MomentKind {
@@ -274,8 +278,23 @@ impl MomentKind {
             MomentKind::Overwrite => "table overwritten",
             MomentKind::Rebalance => "rebalance",
             MomentKind::Stop => "consumer stopped",
+            MomentKind::Crash => "consumer crashed",
             MomentKind::Loss => "messages lost",
+            MomentKind::DeadLetter => "dead-lettered",
         }
+    }
+
+    /// How a chapter mark of this kind counts its moments: a stop or a crash counts each
+    /// consumer it is about; the others count instants.
+    pub fn counts_each(self) -> bool {
+        matches!(self, MomentKind::Stop | MomentKind::Crash)
+    }
+
+    /// Whether a mark's word says how many moments it holds ("rebalance ×3"). A loss's or a dead
+    /// letter's does not: the instants a stream of them spans are not a count of messages, and
+    /// the outcome sentence gives that count, per the model's report.
+    pub fn says_count(self) -> bool {
+        !matches!(self, MomentKind::Loss | MomentKind::DeadLetter)
     }
 }
 
@@ -286,7 +305,9 @@ impl Trace {
             Trace::Stored { .. } => Some(MomentKind::Send),
             Trace::Overwritten { .. } => Some(MomentKind::Overwrite),
             Trace::Reassigned { .. } => Some(MomentKind::Rebalance),
+            Trace::Lifecycle { state: ConsumerState::Crashed, .. } => Some(MomentKind::Crash),
             Trace::Lifecycle { state, .. } if *state != ConsumerState::Running => Some(MomentKind::Stop),
+            Trace::Dropped { kind: DropKind::DeadLetter, .. } => Some(MomentKind::DeadLetter),
             Trace::Dropped { .. } => Some(MomentKind::Loss),
             _ => None,
         }

@@ -509,7 +509,7 @@ impl World {
                 key: key(*msg),
                 partition: pid(*msg),
                 consumer: known(*consumer),
-                kind: DropKind::Other,
+                kind: DropKind::DeadLetter,
             },
             Event::AcksApplied { partition, sub, mark_delete, moved: true, .. } => {
                 let group = self.partitions.get(*partition as usize)?.subscriptions.get(*sub as usize)?.group;
