@@ -34,6 +34,12 @@ pub struct Step {
     pub when: When,
     pub caption: String,
     pub highlight: Option<String>,
+    /// What the caption says is on screen at its moment, checked against the model by
+    /// `check_shows` (tests only; the page carries it along unread):
+    /// `{"owns": {"<consumer>": ["<label>" | "<topic>:<label>", ...]}, "warnings": <n>,
+    ///   "warning": "<text in one warning>", "line": "<text in a box's state line>",
+    ///   "sent" | "consumed" | "lost" | "unconsumed" | "duplicated" | "deadLettered": <n>}`
+    pub shows: Option<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +69,9 @@ fn read_step(v: &Value, path: &str, e: &mut Errors) -> Option<Step> {
     });
     let caption = o.req_str("caption", e).map(str::to_string);
     let highlight = o.str("highlight", e).map(str::to_string);
+    let shows = o.get("shows").cloned();
     o.finish(e);
-    Some(Step { when: when?, caption: caption?, highlight })
+    Some(Step { when: when?, caption: caption?, highlight, shows })
 }
 
 /// Reads a tour; every problem is reported with its JSON path.
@@ -127,6 +134,93 @@ impl Tour {
         }
         Ok(out)
     }
+}
+
+/// Checks a step's `shows` against `sim` at the step's moment (after its instant, as the page
+/// shows it). Each claim that does not hold is one line saying what is there instead.
+pub fn check_shows(shows: &Value, sim: &dyn Simulation) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let Some(claims) = shows.as_object() else { return vec!["shows: expected an object".into()] };
+    let view = sim.view();
+    let totals = sim.totals();
+    let warnings = sim.warnings();
+    for (key, want) in claims {
+        match key.as_str() {
+            "owns" => {
+                let Some(owners) = want.as_object() else {
+                    wrong.push("owns: expected {consumer: [labels]}".into());
+                    continue;
+                };
+                for (consumer, labels) in owners {
+                    let Some(c) = view.consumers.iter().position(|c| c.name == *consumer) else {
+                        wrong.push(format!("owns: no consumer {consumer:?}"));
+                        continue;
+                    };
+                    // Retry and dead-letter topics are drawn apart: a caption speaks of the others.
+                    let mut owned: Vec<(String, String)> = view
+                        .topics
+                        .iter()
+                        .filter(|t| !t.internal)
+                        .flat_map(|t| t.partitions.iter().map(move |p| (t, p)))
+                        .filter(|(_, p)| p.owners.contains(&(c as u32)))
+                        .map(|(t, p)| (p.label.clone(), format!("{}:{}", t.name, p.label)))
+                        .collect();
+                    let want: Vec<&str> = labels.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                    let all = owned.len() == want.len();
+                    owned.retain(|(label, full)| !want.iter().any(|w| w == label || w == full));
+                    if !owned.is_empty() || !all {
+                        let drawn: Vec<String> = view
+                            .topics
+                            .iter()
+                            .filter(|t| !t.internal)
+                            .flat_map(|t| t.partitions.iter().map(move |p| (t, p)))
+                            .filter(|(_, p)| p.owners.contains(&(c as u32)))
+                            .map(|(t, p)| format!("{}:{}", t.name, p.label))
+                            .collect();
+                        wrong.push(format!("owns: {consumer} owns {drawn:?}, not {want:?}"));
+                    }
+                }
+            }
+            "warnings" => {
+                if want.as_u64() != Some(warnings.len() as u64) {
+                    wrong.push(format!("warnings: {} shown ({warnings:?}), not {want}", warnings.len()));
+                }
+            }
+            "warning" => {
+                let piece = want.as_str().unwrap_or_default();
+                if !warnings.iter().any(|(a, b)| a.contains(piece) || b.contains(piece)) {
+                    wrong.push(format!("warning: none says {piece:?} ({warnings:?})"));
+                }
+            }
+            "line" => {
+                let piece = want.as_str().unwrap_or_default();
+                let lines = view.brokers.iter().flat_map(|b| &b.lines).chain(view.groups.iter().flat_map(|g| &g.lines));
+                let lines = lines.chain(view.consumers.iter().flat_map(|c| &c.lines));
+                if !lines.clone().any(|l| l.text.contains(piece)) {
+                    let drawn: Vec<&str> = lines.map(|l| l.text.as_str()).collect();
+                    wrong.push(format!("line: no state line says {piece:?} ({drawn:?})"));
+                }
+            }
+            count => {
+                let n = match count {
+                    "sent" => totals.produced,
+                    "consumed" => totals.consumed,
+                    "lost" => totals.lost,
+                    "unconsumed" => totals.unconsumed,
+                    "duplicated" => totals.duplicated,
+                    "deadLettered" => totals.dead_lettered,
+                    other => {
+                        wrong.push(format!("shows: unknown claim {other:?}"));
+                        continue;
+                    }
+                };
+                if want.as_u64() != Some(n) {
+                    wrong.push(format!("{count}: {n}, not {want}"));
+                }
+            }
+        }
+    }
+    wrong
 }
 
 /// The tours compiled in, one per file in `static/tours/`.
@@ -192,6 +286,50 @@ mod tests {
                 assert!(!s.caption.is_empty() && s.caption.len() <= 240, "{file}: a caption is one sentence");
             }
         }
+    }
+
+    /// Words whose truth depends on where the page happens to place a caption or a panel.
+    const PLACEMENT_WORDS: &[&str] = &["below", "above the", "on the left", "on the right", "to the left", "to the right"];
+    /// Verbs that say who owns what: a caption using one states ownership the canvas draws, so
+    /// its step must say which (`shows.owns`), and the test checks it.
+    const OWNERSHIP_VERBS: &[&str] = &[" gets ", " owns ", " take over", " takes over", " takes all"];
+
+    /// Every caption of every tour is true at its step's moment, as the page shows it (after the
+    /// step's instant): the owners it names own what it says, "no warnings" is said only when
+    /// there is none, the counts it gives are the model's, and no caption speaks of where a
+    /// panel happens to be placed.
+    #[test]
+    fn every_caption_is_true_at_its_moment() {
+        let mut wrong: Vec<String> = Vec::new();
+        let mut checked = 0;
+        for (file, text) in TOURS {
+            let tour = parse_tour(text).unwrap();
+            let preset = by_file(&tour.preset).unwrap();
+            let pinned = tour.pin(&*run(preset.text).unwrap()).unwrap();
+            let loaded = crate::registry::load(preset.text).unwrap();
+            let mut sim = loaded.sim;
+            let mut history = crate::history::History::replay(loaded.edits);
+            for (k, (step, p)) in tour.steps.iter().zip(&pinned).enumerate() {
+                history.advance(&mut sim, p.at).unwrap();
+                let at = format!("{file} step {} at {} ms: {:?}", k + 1, p.at, step.caption);
+                let caption = format!(" {} ", step.caption.to_lowercase());
+                for w in PLACEMENT_WORDS.iter().filter(|w| caption.contains(**w)) {
+                    wrong.push(format!("{at}\n    says {w:?}: the page places captions and panels by the room there is"));
+                }
+                if caption.contains("no warning") && !sim.warnings().is_empty() {
+                    wrong.push(format!("{at}\n    says no warnings beside {:?}", sim.warnings()));
+                }
+                let claims_owners = step.shows.as_ref().is_some_and(|s| s.get("owns").is_some());
+                if let Some(v) = OWNERSHIP_VERBS.iter().find(|v| caption.contains(**v)).filter(|_| !claims_owners) {
+                    wrong.push(format!("{at}\n    says {v:?} but its step does not say who owns what (shows.owns)"));
+                }
+                if let Some(shows) = &step.shows {
+                    wrong.extend(check_shows(shows, &*sim).into_iter().map(|w| format!("{at}\n    {w}")));
+                }
+                checked += 1;
+            }
+        }
+        assert!(wrong.is_empty(), "{} of {checked} captions are not true at their moment:\n{}", wrong.len(), wrong.join("\n"));
     }
 
     #[test]

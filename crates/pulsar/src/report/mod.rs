@@ -449,18 +449,20 @@ pub fn group_warnings(w: &World, g: usize) -> Vec<String> {
     if let Some(c) = topic.scalable.as_ref().and_then(|s| s.coordinators.get(sub_name)) {
         let a = c.current_assignment();
         let several = a.by_consumer.len() > 1;
+        // Every gap the segment DAG marks is listed: a marked gap beside "No warnings." would
+        // contradict it. A drained segment's slot only costs anything with others to share with.
         for gap in &a.gaps {
-            // A drained segment's round-robin slot only costs anything when there are others to share with.
-            if matches!(gap, super::scalable::UpstreamGap::DrainedSegmentAssigned { .. }) && !several {
-                continue;
-            }
             let text = match gap {
                 super::scalable::UpstreamGap::SealedChildBeforeParentDrained { segment, undrained_parent } => format!(
                     "{}: sealed segment {segment} is assigned while its parent {undrained_parent} is undrained. Consequence: parent and child are read at the same time, so per-key order holds only one level deep.",
                     gap.issue()
                 ),
-                super::scalable::UpstreamGap::DrainedSegmentAssigned { segment, consumer } => format!(
+                super::scalable::UpstreamGap::DrainedSegmentAssigned { segment, consumer } if several => format!(
                     "{}: drained sealed segment {segment} still takes a round-robin slot ({consumer}). Consequence: live segments are spread unevenly.",
+                    gap.issue()
+                ),
+                super::scalable::UpstreamGap::DrainedSegmentAssigned { segment, consumer } => format!(
+                    "{}: drained sealed segment {segment} still takes a round-robin slot ({consumer}). Consequence: none while {consumer} has every slot; with a second consumer, live segments would be spread unevenly.",
                     gap.issue()
                 ),
                 super::scalable::UpstreamGap::ConsumerHasOnlyDrainedSegments { consumer } => format!(
