@@ -453,7 +453,7 @@ test('7. lost is the loudest mark: thick red crosses on the canvas', async () =>
     return n;
   });
   assert.ok(red > 300, `lost cells carry red crosses (${red} red pixels)`);
-  assert.match(await page.textContent('[data-testid="legend"]'), /lost \(skipped, never consumed\)/);
+  assert.match(await page.textContent('[data-testid="legend"]'), /lost \(skipped by a filter, never consumed\)/);
   await page.close();
 });
 

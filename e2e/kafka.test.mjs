@@ -223,7 +223,9 @@ test('screenshots at 1280×800 and 800×600, and axe finds no violations', async
   const ganttTop = await page.$eval('[data-testid="kafka-gantt-canvas"]', (e) => e.getBoundingClientRect().top);
   assert.ok(ganttTop < 800 - 80, `the Gantt starts at y=${ganttTop}, below the fold`);
   const legend = await page.textContent('[data-testid="legend"]');
-  assert.ok(legend.includes('consumed') && !legend.includes('dropped by a filter'), legend);
+  assert.ok(legend.includes('consumed') && legend.includes('offset reset'), legend);
+  for (const other of ['filter', 'heartbeat that overwrote', 'differs from the broker', 'retrying', 'dead-letter']) assert.ok(!legend.includes(other), `${other} in ${legend}`);
+  assert.match(await page.textContent('.plots figcaption'), /^Lag per partition \(log end − committed\)/);
   await page.screenshot({ path: join(artifacts, 'kafka-eager.png') });
   await page.screenshot({ path: join(artifacts, 'kafka-eager-full.png'), fullPage: true });
   const results = await new AxeBuilder({ page }).analyze();

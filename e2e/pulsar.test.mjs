@@ -214,6 +214,11 @@ test('failover: consumer-a crashes and consumer-b becomes active', async () => {
   assert.ok(!Object.values(after).includes('consumer-a'), JSON.stringify(after));
   assert.equal(after.p0, 'consumer-b');
   assert.match(await page.textContent('[data-testid="flow-row"][data-consumer="consumer-a"]'), /crashed/);
+  // Pulsar's words: a cursor's markDelete, acknowledged messages; no RocketMQ heartbeat marks.
+  const legend = await page.textContent('[data-testid="legend"]');
+  assert.ok(legend.includes('markDelete') && legend.includes('dead-letter topic'), legend);
+  for (const rocketmq of ['committed offset', 'heartbeat', 'differs from the broker', 'filter']) assert.ok(!legend.includes(rocketmq), `${rocketmq} in ${legend}`);
+  assert.match(await page.textContent('.plots figcaption'), /^Backlog per partition \(published − acknowledged\)/);
   await shot(page, 'failover-end');
   await page.close();
   noErrors(errors);

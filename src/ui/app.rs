@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use mqviz_model::BrokerKind;
+
 use super::canvas::{self, Act};
 use super::controls::{Timeline, TopBar};
 use super::frame::{start_loop, Canvases};
@@ -373,7 +375,15 @@ pub fn App() -> impl IntoView {
                 <div class="plots">
                     <figure>
                         <figcaption>
-                            {move || format!("Backlog per {} (stored − committed)", sim.peek(|m| m.partition_noun()).unwrap_or("partition"))}
+                            {move || {
+                                // Each model's measure in its own words.
+                                let (measure, what) = match sim.kind.get() {
+                                    Some(BrokerKind::Kafka) => ("Lag", "log end − committed"),
+                                    Some(BrokerKind::Pulsar) => ("Backlog", "published − acknowledged"),
+                                    _ => ("Backlog", "stored − committed"),
+                                };
+                                format!("{measure} per {} ({what})", sim.peek(|m| m.partition_noun()).unwrap_or("partition"))
+                            }}
                         </figcaption>
                         <canvas data-testid="plot-backlog" node_ref=cv.backlog aria-label="Backlog per partition over time"></canvas>
                     </figure>

@@ -26,3 +26,4 @@ pub mod json_path;
 pub mod scenario;
 pub mod sort;
 pub mod vec_map;
+pub mod words;

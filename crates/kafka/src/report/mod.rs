@@ -364,7 +364,7 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
         out.push(format!(
             "{} rebalances EAGERly (its assignors include an eager one; the default [range, cooperative-sticky] is EAGER): members revoked all their partitions {} and fetched nothing until SyncGroup gave them a new assignment (longest pause {longest_pause} ms{}).",
             grp.name,
-            if eager_revocations == 1 { "once".to_string() } else { format!("{eager_revocations} times") },
+            mqviz_engine::words::times(eager_revocations as u64),
             if ongoing { ", and a member is still waiting" } else { "" }
         ));
     }
@@ -445,7 +445,8 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
     let failures: usize =
         w.log.entries().iter().filter(|e| matches!(&e.kind, Event::AssignorFailed { group, .. } if *group == grp.name)).count();
     if failures > 0 {
-        out.push(format!("the assignor failed {failures} time(s) in {}: the rebalance could not complete.", grp.name));
+        let failed = mqviz_engine::words::times(failures as u64);
+        out.push(format!("the assignor failed {failed} in {}: the rebalance could not complete.", grp.name));
     }
     out
 }

@@ -350,8 +350,11 @@ fn undelivered_reason(w: &World, t: u32, p: u32, s: usize, entry: i64) -> (Strin
                 let poll = last_event(w, |k| matches!(k, Event::DrainPolled { group, .. } if *group == g));
                 return (
                     format!(
-                        "segment {seg} is withheld from STREAM subscription {}: its parent(s) {:?} are not drained yet (parent-drain ordering, PR #25642); the consumer must ack the parent's backlog before the next drain poll releases the child",
-                        sub.name, info.parent_ids
+                        "segment {seg} is withheld from STREAM subscription {}: its {} {:?} {} not drained yet (parent-drain ordering, PR #25642); the consumer must ack the parent's backlog before the next drain poll releases the child",
+                        sub.name,
+                        if info.parent_ids.len() == 1 { "parent" } else { "parents" },
+                        info.parent_ids,
+                        if info.parent_ids.len() == 1 { "is" } else { "are" }
                     ),
                     poll.into_iter().collect(),
                 );

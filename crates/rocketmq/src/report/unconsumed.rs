@@ -183,10 +183,14 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
     }
     let read = w.brokers[m.broker()].topics.get(&**m.topic()).map(|(r, _)| *r).unwrap_or(0);
     if m.queue_id() >= read {
-        return ("beyond-route", format!(
-            "its queue {} is beyond the topic's {read} read queue(s) since setQueueCount: no route lists it, so no consumer will pull it",
-            mq.short()
-        ));
+        return (
+            "beyond-route",
+            format!(
+                "its queue {} is beyond the topic's {} since setQueueCount: no route lists it, so no consumer will pull it",
+                mq.short(),
+                mqviz_engine::words::count(u64::from(read), "read queue", "read queues")
+            ),
+        );
     }
     let alloc = allocation_by_strategy(w, group, m.topic(), members);
     if let Some(cid) = alloc.get(&mq) {
@@ -230,7 +234,8 @@ fn held_by(w: &World, c: usize, con: &Consumer, mq: &MessageQueue, offset: u64) 
             let attempts = pq.local_reconsume.get(&head).copied().unwrap_or(0);
             if attempts > 0 && head_offset < offset {
                 return ("blocked-behind-failing", format!(
-                    "queue {q} is consumed orderly by {h} and blocked behind m{head} (offset {head_offset}), which keeps failing: it has been re-consumed locally {attempts} time(s), every 1 s, and orderly consumption never skips it (maxReconsumeTimes -1 = Integer.MAX_VALUE)"
+                    "queue {q} is consumed orderly by {h} and blocked behind m{head} (offset {head_offset}), which keeps failing: it has been re-consumed locally {}, every 1 s, and orderly consumption never skips it (maxReconsumeTimes -1 = Integer.MAX_VALUE)",
+                    mqviz_engine::words::times(u64::from(attempts))
                 ));
             }
         }
@@ -244,7 +249,8 @@ fn held_by(w: &World, c: usize, con: &Consumer, mq: &MessageQueue, offset: u64) 
         let attempts = pq.local_reconsume.get(&msg).copied().unwrap_or(0);
         if con.orderly && attempts > 0 {
             return ("failing-locally", format!(
-                "in {h}'s ProcessQueue for queue {q}: the orderly listener keeps failing on it (re-consumed locally {attempts} time(s), every 1 s; with maxReconsumeTimes -1 = Integer.MAX_VALUE it is never sent back)"
+                "in {h}'s ProcessQueue for queue {q}: the orderly listener keeps failing on it (re-consumed locally {}, every 1 s; with maxReconsumeTimes -1 = Integer.MAX_VALUE it is never sent back)",
+                mqviz_engine::words::times(u64::from(attempts))
             ));
         }
         let state = match pq.orderly_task {

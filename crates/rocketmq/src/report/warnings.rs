@@ -150,9 +150,10 @@ fn duplicate_client_id_warnings(w: &World, group: &str, members: &[usize]) -> Ve
         );
         for (topic, owned, orphaned) in shared_and_orphaned(w, group, cid, cs) {
             text.push_str(&format!(
-                "; on {topic} both consume {} (every message twice) while {} belong(s) to the list's other copies of {cid} and nobody pulls them (their messages pile up)",
+                "; on {topic} both consume {} (every message twice) while {} {} to the list's other copies of {cid} and nobody pulls them (their messages pile up)",
                 owned.join(", "),
-                if orphaned.is_empty() { "no queue".to_string() } else { orphaned.join(", ") }
+                if orphaned.is_empty() { "no queue".to_string() } else { orphaned.join(", ") },
+                if orphaned.len() > 1 { "belong" } else { "belongs" }
             ));
         }
         text.push('.');
