@@ -171,7 +171,13 @@ pub fn Inspector() -> impl IntoView {
             <table class="grid" data-testid="assignment-table">
                 <thead>
                     <tr>
-                        <th>{move || sim.peek(|m| m.partition_noun()).unwrap_or("partition")}</th>
+                        // Tracks the model loaded: another model names its partitions otherwise.
+                        <th>
+                            {move || {
+                                sim.kind.track();
+                                sim.peek(|m| m.partition_noun()).unwrap_or("partition")
+                            }}
+                        </th>
                         <th>"Owner"</th>
                         <th>"Group"</th>
                     </tr>

@@ -17,11 +17,11 @@ use leptos::prelude::*;
 use crate::ui::state::{esc, esc_ident, Sim};
 use mqviz_kafka::assignor::TopicPartition;
 use mqviz_kafka::classic_group::{rebalance_protocol, RebalanceProtocol};
-use mqviz_kafka::events::Event;
 use mqviz_kafka::pattern::TopicPattern;
 use mqviz_kafka::reconciliation::Partitions;
 use mqviz_kafka::scenario::{GroupProtocol, SubscriptionSpec};
 use mqviz_kafka::world::{Consumer, Group, Life, World};
+use mqviz_model::Totals;
 
 const CLASSIC_STATES: [&str; 4] = ["EMPTY", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"];
 const MODERN_STATES: [&str; 4] = ["EMPTY", "ASSIGNING", "RECONCILING", "STABLE"];
@@ -105,23 +105,6 @@ fn group_pids(w: &World, g: usize) -> Vec<u32> {
     let mut v: Vec<u32> = out.into_iter().collect();
     v.stable_sort_by_key(|&pid| (w.partitions[pid as usize].topic, w.partitions[pid as usize].partition));
     v
-}
-
-/// Records received by the group, received more than once, and skipped without being received.
-pub fn record_counts(w: &World, g: usize) -> (usize, usize, usize) {
-    let d = w.deliveries.get(g).map(Vec::as_slice).unwrap_or(&[]);
-    let received = d.iter().filter(|&&n| n > 0).count();
-    let twice = d.iter().filter(|&&n| n > 1).count();
-    let clients: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
-    let mut skipped = BTreeSet::new();
-    for e in w.log.entries() {
-        if let Event::Skipped { client, msgs, .. } = &e.kind {
-            if clients.contains(&**client) {
-                skipped.extend(msgs.iter().copied().filter(|&m| w.delivered(g, m) == 0));
-            }
-        }
-    }
-    (received, twice, skipped.len())
 }
 
 fn state_machine(states: &[&str], current: &str, group: &str) -> String {
@@ -360,13 +343,14 @@ fn partitions_html(w: &World, g: usize) -> String {
     h
 }
 
-/// One group's block.
-pub fn group_html(w: &World, g: usize) -> String {
+/// One group's block, with its counts (`report::totals_by_group`: the outcome sentence sums
+/// the same counts, so the two agree).
+pub fn group_html(w: &World, g: usize, counts: &Totals) -> String {
     let grp = &w.groups[g];
     let members: Vec<(usize, &Consumer)> = w.consumers.iter().enumerate().filter(|(_, c)| c.group == g).collect();
     let protocol = members.first().map(|(_, c)| c.protocol).unwrap_or(grp.protocol);
     let name = &*grp.name;
-    let (received, twice, skipped) = record_counts(w, g);
+    let (received, twice, lost) = (counts.consumed, counts.duplicated, counts.lost);
     let mut h = String::new();
     let (state, head, machine, rows) = match protocol {
         GroupProtocol::Classic => {
@@ -419,10 +403,10 @@ pub fn group_html(w: &World, g: usize) -> String {
     let _ = write!(
         h,
         "<div class=\"kgroup\" data-testid=\"kafka-group\" data-group=\"{n}\" data-protocol=\"{p}\" data-state=\"{state}\" {epoch_attr} \
-         data-received=\"{received}\" data-duplicates=\"{twice}\" data-skipped=\"{skipped}\">\
+         data-received=\"{received}\" data-duplicates=\"{twice}\" data-lost=\"{lost}\">\
          <div class=\"row-head\"><span class=\"gname\">{nt}</span><span class=\"badge model\">{p}</span></div>{machine}\
-         <p class=\"kgen\">{head}</p><p class=\"krecords\">received {received} records · <b>{twice}</b> more than once · \
-         <b>{skipped}</b> skipped</p>",
+         <p class=\"kgen\">{head}</p><p class=\"krecords\">received {received} records (repeats counted) · \
+         <b>{twice}</b> more than once · <b>{lost}</b> lost</p>",
         n = esc(name),
         nt = esc_ident(name),
         p = protocol.name(),
@@ -444,7 +428,8 @@ pub fn group_html(w: &World, g: usize) -> String {
 }
 
 pub fn groups_html(w: &World) -> String {
-    (0..w.groups.len()).map(|g| group_html(w, g)).collect()
+    let counts = mqviz_kafka::report::totals_by_group(w);
+    counts.iter().enumerate().map(|(g, c)| group_html(w, g, c)).collect()
 }
 
 #[component]
@@ -496,10 +481,17 @@ mod tests {
     #[test]
     fn duplicates_and_skips_are_counted_per_group() {
         let w = run("kafka-crash-redelivery.json", None);
-        assert!(record_counts(&w, 0).1 > 0);
+        assert!(mqviz_kafka::report::totals_by_group(&w)[0].duplicated > 0);
         let w = run("kafka-new-group-latest.json", None);
         let analytics = w.find_group("analytics").unwrap();
         let audit = w.find_group("audit").unwrap();
-        assert!(record_counts(&w, analytics).2 > 0 && record_counts(&w, audit).2 == 0);
+        let counts = mqviz_kafka::report::totals_by_group(&w);
+        assert!(counts[analytics].lost > 0 && counts[audit].lost == 0);
+        // The panel states the counts the outcome sentence sums.
+        let h = groups_html(&w);
+        let total = mqviz_kafka::report::totals(&w);
+        let received: u64 = counts.iter().map(|c| c.consumed).sum();
+        assert_eq!(received, total.consumed);
+        assert!(h.contains(&format!("received {} records", counts[audit].consumed)), "{h}");
     }
 }

@@ -574,32 +574,76 @@ fn for_each_group_record(w: &World, ix: &Index, mut f: impl FnMut(usize, MsgId, 
     }
 }
 
-/// The counts the report's lists total, as the page's outcome sentence says them: records
-/// returned by `poll()` to each group (counting repeats, as the inspector's "received" does),
-/// records a group never received split into lost (its position was moved past them, or an unclean leader
-/// election removed them) and not consumed (still in the log, or no member reads them), and
-/// records a group received more than once.
+/// The counts the report's lists total, per group: records returned by `poll()` to the group
+/// (counting repeats), records it never received split into lost (its position was moved past
+/// them, or an unclean leader election removed them) and not consumed (still in the log, or no
+/// member reads them), and records it received more than once. The outcome sentence sums them;
+/// the group panel shows each group's.
+pub fn totals_by_group(w: &World) -> Vec<Totals> {
+    group_counts(w)
+        .into_iter()
+        .map(|(mut t, causes)| {
+            t.lost_cause = lost_cause(causes);
+            t
+        })
+        .collect()
+}
+
+/// Every group's `totals_by_group`, summed: the outcome sentence's counts.
 pub fn totals(w: &World) -> Totals {
-    let ix = build_index(w);
-    let (mut skipped, mut truncated) = (0, 0);
     let mut t = Totals::default();
+    let mut causes = LossCauses::default();
+    for (g, c) in group_counts(w) {
+        t.consumed += g.consumed;
+        t.lost += g.lost;
+        t.unconsumed += g.unconsumed;
+        t.duplicated += g.duplicated;
+        causes.skipped |= c.skipped;
+        causes.truncated |= c.truncated;
+    }
+    t.lost_cause = lost_cause(causes);
+    t
+}
+
+/// Which causes a group's lost records have.
+#[derive(Clone, Copy, Default)]
+struct LossCauses {
+    /// Its position moved past them (auto.offset.reset or a seek).
+    skipped: bool,
+    /// An unclean leader election removed them.
+    truncated: bool,
+}
+
+fn group_counts(w: &World) -> Vec<(Totals, LossCauses)> {
+    let ix = build_index(w);
+    let mut out = vec![(Totals::default(), LossCauses::default()); w.groups.len()];
     for_each_group_record(w, &ix, |g, m, deliveries| {
+        let (t, causes) = &mut out[g];
         t.consumed += deliveries.len() as u64;
         match deliveries.len() {
-            0 if ix.truncated.contains_key(&m) => truncated += 1,
-            0 if ix.skipped.contains_key(&(g, m)) => skipped += 1,
+            0 if ix.truncated.contains_key(&m) => {
+                t.lost += 1;
+                causes.truncated = true;
+            }
+            0 if ix.skipped.contains_key(&(g, m)) => {
+                t.lost += 1;
+                causes.skipped = true;
+            }
             0 => t.unconsumed += 1,
             1 => {}
             _ => t.duplicated += 1,
         }
     });
-    t.lost = skipped + truncated;
-    t.lost_cause = match (skipped > 0, truncated > 0) {
+    out
+}
+
+/// Why lost records are lost, completing "N of M sent were lost: ...".
+fn lost_cause(c: LossCauses) -> &'static str {
+    match (c.skipped, c.truncated) {
         (true, false) => "the group's position moved past them (auto.offset.reset or a seek) before they were read",
         (false, true) => "an unclean leader election removed them from the log before the group read them",
         _ => "the group's position moved past some, and an unclean leader election removed others, before they were read",
-    };
-    t
+    }
 }
 
 fn losses_and_duplicates(w: &World, ix: &Index) -> (Vec<Value>, usize, Vec<Value>, usize) {
