@@ -333,6 +333,10 @@ pub struct Totals {
     pub unconsumed: u64,
     pub retrying: u64,
     pub dead_lettered: u64,
+    /// How many groups (RocketMQ: BROADCASTING members apart; Pulsar: subscriptions) the lost,
+    /// not-consumed and consumed counts are per. With more than one, a message two groups lost
+    /// counts twice, and the sentence says the counts are per group.
+    pub groups: u64,
 }
 
 impl Totals {
@@ -346,14 +350,14 @@ impl Totals {
             return None;
         }
         let mut bad: Vec<String> = Vec::new();
-        if t.lost > 0 {
-            bad.push(format!(
-                "{} of {} sent {} lost: {}",
-                t.lost,
-                messages(t.produced),
-                if t.lost == 1 { "was" } else { "were" },
-                if t.lost_cause.is_empty() { LOST_TO_A_FILTER } else { t.lost_cause }
-            ));
+        // Counts per group do not add up to messages sent: say so, and not "N of M sent".
+        let per_group = t.groups > 1;
+        let cause = if t.lost_cause.is_empty() { LOST_TO_A_FILTER } else { t.lost_cause };
+        if t.lost > 0 && per_group {
+            bad.push(format!("{} lost: {cause}", t.lost));
+        } else if t.lost > 0 {
+            let were = if t.lost == 1 { "was" } else { "were" };
+            bad.push(format!("{} of {} sent {were} lost: {cause}", t.lost, messages(t.produced)));
         }
         if t.duplicated > 0 {
             bad.push(format!("{} consumed more than once", messages(t.duplicated)));
@@ -361,12 +365,18 @@ impl Totals {
         if t.dead_lettered > 0 {
             bad.push(format!("{} dead-lettered", messages(t.dead_lettered)));
         }
+        let sent = match per_group {
+            true => format!("{} sent to {} groups, counted per group", messages(t.produced), t.groups),
+            false => format!("{} sent", messages(t.produced)),
+        };
         let mut text = if bad.is_empty() {
-            let mut s = format!("So far {} sent, {} consumed", messages(t.produced), t.consumed);
+            let mut s = format!("So far {sent}, {} consumed", t.consumed);
             if t.unconsumed == 0 && t.retrying == 0 {
                 s.push_str("; none lost or duplicated");
             }
             s
+        } else if per_group {
+            format!("So far {sent}; {}", bad.join("; "))
         } else {
             format!("So far {}", bad.join("; "))
         };
@@ -414,5 +424,18 @@ mod totals_tests {
         assert!(dup.sentence().unwrap().0.contains("1 message consumed more than once"));
         let waiting = Totals { produced: 20, consumed: 10, unconsumed: 10, ..Totals::default() };
         assert_eq!(waiting.sentence(), Some(("So far 20 messages sent, 10 consumed; 10 not consumed.".into(), false)));
+    }
+
+    #[test]
+    fn counts_over_several_groups_say_they_are_per_group() {
+        // Two groups each lost the same 8 of 16: "16 of 16 sent were lost" would be false.
+        let t = Totals { produced: 16, lost: 16, groups: 2, lost_cause: LOST_TO_A_FILTER, ..Totals::default() };
+        let (text, _) = t.sentence().unwrap();
+        assert_eq!(text, format!("So far 16 messages sent to 2 groups, counted per group; 16 lost: {LOST_TO_A_FILTER}."));
+        let clean = Totals { produced: 16, consumed: 32, groups: 2, ..Totals::default() };
+        assert_eq!(
+            clean.sentence().unwrap().0,
+            "So far 16 messages sent to 2 groups, counted per group, 32 consumed; none lost or duplicated."
+        );
     }
 }

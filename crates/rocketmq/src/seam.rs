@@ -544,6 +544,13 @@ impl Simulation for World {
         // What the report lists as unconsumed, per group (BROADCASTING: per member): filtered out
         // is lost; waiting for a retry or dead-lettered is counted above.
         let members = super::report::group_members(self);
+        t.groups = members
+            .iter()
+            .map(|(_, ms)| match self.consumers[ms[0]].model {
+                MessageModel::Broadcasting => ms.len() as u64,
+                _ => 1,
+            })
+            .sum();
         super::report::for_each_unconsumed(self, &members, |_, _, m| match self.fates.get(m.id as usize) {
             Some(Fate::Skipped) => t.lost += 1,
             Some(Fate::Retrying | Fate::DeadLettered) => {}

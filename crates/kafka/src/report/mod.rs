@@ -591,7 +591,7 @@ pub fn totals_by_group(w: &World) -> Vec<Totals> {
 
 /// Every group's `totals_by_group`, summed: the outcome sentence's counts.
 pub fn totals(w: &World) -> Totals {
-    let mut t = Totals::default();
+    let mut t = Totals { groups: w.groups.len() as u64, ..Totals::default() };
     let mut causes = LossCauses::default();
     for (g, c) in group_counts(w) {
         t.consumed += g.consumed;

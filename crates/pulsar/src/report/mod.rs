@@ -303,7 +303,11 @@ pub fn totals(w: &World) -> Totals {
         deliveries(w).into_iter().filter(|&(m, n)| n > 1 && w.fates.get(m as usize) != Some(&Fate::DeadLettered)).count();
     let mut unconsumed = 0;
     for_each_never_delivered(w, |_, _, _, _, _| unconsumed += 1);
-    Totals { duplicated: duplicated as u64, unconsumed, ..Totals::default() }
+    // Not-consumed counts are per subscription (by name: a partitioned topic's partitions share one).
+    let mut names: Vec<&str> = w.partitions.iter().flat_map(|p| p.subscriptions.iter().map(|s| &*s.name)).collect();
+    names.stable_sort();
+    names.dedup();
+    Totals { duplicated: duplicated as u64, unconsumed, groups: names.len() as u64, ..Totals::default() }
 }
 
 /// Messages of a subscription's topic that none of its consumers received, with why.
