@@ -540,3 +540,40 @@ fn trace_view_and_cells_agree() {
     assert!(view.topics[0].partitions[0].badge.as_deref().unwrap().starts_with("sealed · drained"));
     assert_eq!(view.topics[0].partitions[1].badge.as_deref(), Some("active"));
 }
+
+/// Batch-index acks are off by default (client `batchIndexAckEnabled=false`), so a batch's entry is
+/// acked only once every message of the batch is acked, and a negative ack brings the whole
+/// entry back: every message of the batch is delivered again, the acked ones included
+/// (`BatchMessageAcker`, `NegativeAcksTracker`). On Exclusive the nack rewinds the cursor, and
+/// the messages of the old copy acked after it cannot ack the entry either. Before the fix, 4
+/// acks and 1 nack in a batch of 5 acked the entry and the nacked message was never seen again.
+#[test]
+fn a_nack_in_a_batch_brings_the_whole_batch_back_and_keeps_its_entry_unacked() {
+    for sub_type in ["Shared", "Exclusive"] {
+        let w = run(&scenario(
+            6_000,
+            json!({"topics": [{"name": "t"}],
+                   "producers": [{"name": "p", "topic": "t", "sends": [{"at": 1000, "count": 5, "intervalMs": 0, "key": "k-{i}"}]}],
+                   "consumers": [{"name": "c", "topic": "t", "subscription": "s", "subscriptionType": sub_type,
+                                  "negativeAckRedeliveryDelayMs": 1000,
+                                  "ack": {"mode": "individual", "processMs": 10, "nackKeys": ["k-2"]}}]}),
+        ));
+        assert_eq!(w.partitions[0].entries.len(), 1, "one batch entry of 5");
+        let received = |key: &str| {
+            w.log
+                .iter()
+                .filter(|e| match &e.kind {
+                    Event::Received { msg, .. } => w.key_text(w.messages[*msg as usize].out.key) == Some(key),
+                    _ => false,
+                })
+                .count()
+        };
+        // The nacked message and the acked ones of its batch come back.
+        assert!(received("k-2") >= 2, "{sub_type}: the nacked message is delivered again");
+        assert!(received("k-0") >= 2, "{sub_type}: an acked message of the batch is delivered again with it");
+        // The entry is never acked: its nacked message never is.
+        let acked = count(&w, |k| matches!(k, Event::AcksApplied { acked, .. } if *acked > 0));
+        assert_eq!(acked, 0, "{sub_type}: no ack reached the broker for the entry");
+        assert_eq!(w.partitions[0].subscriptions[0].cursor.backlog(), 1, "{sub_type}: the entry stays in the backlog");
+    }
+}

@@ -2,7 +2,7 @@
 //! message at a time, FLOW permits when half the queue was consumed, and acknowledgement
 //! grouping (acks go out every `acknowledgementsGroupTimeMs`, or at 1,000 pending).
 
-use super::{Action, DeliverItem, Delivery, PendingAck, ReceivedRecord, World};
+use super::{Action, BatchAcker, DeliverItem, Delivery, PendingAck, ReceivedRecord, World};
 use crate::cursor::DeliveryVerdict;
 use crate::events::Event;
 use crate::scenario::{AckMode, ScalableConsumerType};
@@ -46,9 +46,13 @@ impl World {
             if verdict == Some(DeliveryVerdict::ShowToApp { dead_letter_candidate: true }) {
                 att.dead_letter_candidates.insert(it.entry);
             }
-            if entry.messages > 1 {
-                att.batch_left.insert(it.entry, entry.messages);
-            }
+            let receipt = if entry.messages > 1 {
+                att.receipts += 1;
+                att.batch_left.insert(it.entry, BatchAcker { receipt: att.receipts, left: entry.messages });
+                att.receipts
+            } else {
+                0
+            };
             for k in 0..entry.messages {
                 let msg = entry.first_msg + k;
                 let event = self.emit(Event::Received { consumer: it.consumer, msg, redelivery_count: it.redelivery_count });
@@ -60,6 +64,7 @@ impl World {
                     msg,
                     entry: it.entry,
                     redelivery_count: it.redelivery_count,
+                    receipt,
                 });
             }
             if touched.last() != Some(&it.consumer) {
@@ -182,14 +187,22 @@ impl World {
         let con = &mut self.consumers[c as usize];
         con.stats.acked += 1;
         con.acked.push(d.msg);
-        let att = &mut con.attachments[d.attachment as usize];
+        self.ack_message_of_entry(c, d);
+    }
+
+    /// Acks one message: its entry, once every message of the copy it came in is acked.
+    pub(super) fn ack_message_of_entry(&mut self, c: u32, d: Delivery) {
+        let att = &mut self.consumers[c as usize].attachments[d.attachment as usize];
         if let Some(t) = att.ack_timeout.as_mut() {
             t.remove(d.entry);
         }
-        // A batch entry is acked when its last message is.
-        if let Some(left) = att.batch_left.get_mut(&d.entry) {
-            *left = left.saturating_sub(1);
-            if *left > 0 {
+        if d.receipt != 0 {
+            // A batch: only the acker of the copy received last can ack the entry. A message of
+            // an earlier copy (the entry came back after a nack, a timeout or a rewind) is acked
+            // on that copy's acker, which the nacked or unacked message keeps from completing.
+            let Some(acker) = att.batch_left.get_mut(&d.entry).filter(|a| a.receipt == d.receipt) else { return };
+            acker.left = acker.left.saturating_sub(1);
+            if acker.left > 0 {
                 return;
             }
             att.batch_left.remove(&d.entry);
@@ -205,11 +218,9 @@ impl World {
         let batch_index = self.messages[d.msg as usize].batch_index;
         let att = &mut con.attachments[d.attachment as usize];
         // Inside a batch, only the entries before this one are complete.
-        let complete = match (batch_index, att.batch_left.get(&d.entry)) {
-            (Some(_), Some(&left)) if left > 1 => {
-                if let Some(l) = att.batch_left.get_mut(&d.entry) {
-                    *l -= 1;
-                }
+        let complete = match (batch_index, att.batch_left.get_mut(&d.entry)) {
+            (Some(_), Some(acker)) if acker.left > 1 && acker.receipt == d.receipt => {
+                acker.left -= 1;
                 d.entry - 1
             }
             _ => d.entry,

@@ -19,8 +19,8 @@ impl World {
         if let Some(t) = att.ack_timeout.as_mut() {
             t.remove(d.entry);
         }
-        // The whole entry comes back, so the batch starts over.
-        att.batch_left.remove(&d.entry);
+        // The whole entry comes back later (a new copy, with an acker of its own); this copy's
+        // acker keeps the nacked message, so acking the others cannot ack the entry.
         let timer = att.nacks.nack(d.entry, d.redelivery_count, now);
         self.emit(Event::Nacked { consumer: c, msg: d.msg });
         if let Some(at) = timer {
@@ -200,7 +200,7 @@ impl World {
     /// original is acked. Past `maxRedeliverCount` reconsumes the copy goes to the DLQ instead.
     pub(super) fn reconsume_later(&mut self, c: u32, d: Delivery) {
         let con = &self.consumers[c as usize];
-        let Some(retry) = con.retry_partition else { return self.ack_individual_entry(c, d) };
+        let Some(retry) = con.retry_partition else { return self.ack_message_of_entry(c, d) };
         let m = &self.messages[d.msg as usize];
         let times = m.out.copy.as_ref().filter(|x| x.retry).map_or(0, |x| x.reconsume_times) + 1;
         let max = con.spec.dead_letter.as_ref().map_or(MAX_RECONSUME_TIMES_DEFAULT_FOR_RETRY, |p| p.max_redeliver_count);
@@ -233,16 +233,6 @@ impl World {
             latency,
             Action::PublishArrive { producer: NO_PRODUCER, partition: retry, batched: false, messages: vec![copy] },
         );
-        self.ack_individual_entry(c, d);
-    }
-
-    /// Acks the delivery's entry (without counting it as a consumed-and-acked message).
-    fn ack_individual_entry(&mut self, c: u32, d: Delivery) {
-        let att = &mut self.consumers[c as usize].attachments[d.attachment as usize];
-        att.batch_left.remove(&d.entry);
-        if let Some(t) = att.ack_timeout.as_mut() {
-            t.remove(d.entry);
-        }
-        self.queue_ack(c, PendingAck { attachment: d.attachment, position: d.entry, cumulative: false });
+        self.ack_message_of_entry(c, d);
     }
 }

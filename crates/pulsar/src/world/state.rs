@@ -324,8 +324,11 @@ pub struct Attachment {
     pub nacks: NegativeAcksTracker,
     pub nack_timer: bool,
     pub ack_timeout: Option<AckTimeoutTracker>,
-    /// Unacked messages per batch entry: the entry is acked when its last message is.
-    pub batch_left: BTreeMap<i64, u32>,
+    /// Per batch entry, the acker of the copy received last: the entry is acked when every
+    /// message of that copy is (batch-index acks are off by default).
+    pub batch_left: BTreeMap<i64, BatchAcker>,
+    /// Batch entries received so far, numbering each copy (`Delivery::receipt`).
+    pub receipts: u32,
     /// Entries whose last delivery reached `maxRedeliverCount` (dead-letter candidates).
     pub dead_letter_candidates: BTreeSet<i64>,
     /// The dead-letter policy with this partition's default topic names resolved.
@@ -339,6 +342,17 @@ pub struct Delivery {
     pub msg: MsgId,
     pub entry: i64,
     pub redelivery_count: u32,
+    /// Which copy of a batch entry this message came in (0: not a batch). Each copy has its own
+    /// acker, as each received batch has its own `BatchMessageAcker` upstream: acking a message
+    /// of an earlier copy cannot complete the copy received since.
+    pub receipt: u32,
+}
+
+/// The messages of one received copy of a batch entry not acked yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchAcker {
+    pub receipt: u32,
+    pub left: u32,
 }
 
 /// An ack the client has not sent yet (acknowledgement grouping).

@@ -152,6 +152,7 @@ impl World {
             nack_timer: false,
             ack_timeout: AckTimeoutTracker::new(spec.ack_timeout_ms).ok().flatten(),
             batch_left: BTreeMap::new(),
+            receipts: 0,
             dead_letter_candidates: Default::default(),
             dead_letter,
         });
