@@ -34,7 +34,7 @@ impl World {
         match self.partition_count(&r.topic) {
             None => out.push(err(format!("{name}: unknown topic {:?}", r.topic))),
             Some(n) if r.partition >= n => {
-                out.push(err(format!("{name}: partition {r} is beyond the topic ({} has partitions 0..{n})", r.topic)))
+                out.push(err(format!("{name}: {}", crate::scenario::beyond_the_topic(r, &r.topic, n))))
             }
             _ => {}
         }
@@ -108,8 +108,9 @@ impl World {
                 }
                 match (self.partition_count(&send.topic), send.partition) {
                     (None, _) => out.push(err(format!("produce: unknown topic {:?}", send.topic))),
-                    (Some(n), Some(p)) if p >= n => out
-                        .push(err(format!("produce: partition {p} is beyond the topic ({} has partitions 0..{n})", send.topic))),
+                    (Some(n), Some(p)) if p >= n => {
+                        out.push(err(format!("produce: {}", crate::scenario::beyond_the_topic(p, &send.topic, n))))
+                    }
                     _ => {}
                 }
             }

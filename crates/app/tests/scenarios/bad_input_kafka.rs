@@ -101,6 +101,10 @@ fn partitions_beyond_the_topic_are_errors() {
         &with(|v| v["groups"][2]["consumers"][0]["assign"] = serde_json::json!(["U-5"])),
         "$.groups[2].consumers[0].assign[0]: partition U-5 is beyond the topic",
     );
+    // The count and the last partition, not "0..N" (which reads as if partition N existed).
+    let text = &with(|v| v["groups"][2]["consumers"][0]["assign"] = serde_json::json!(["U-5"]));
+    let errors = parse_scenario(text).map(|_| ()).unwrap_err();
+    assert!(errors.iter().any(|e| e.message.contains("partitions, 0 to ")), "{errors:?}");
     expect_error(
         &with(|v| v["producers"][0]["sends"][1]["partition"] = 7.into()),
         "$.producers[0].sends[1].partition: partition 7 is beyond the topic",

@@ -41,6 +41,22 @@ fn the_good_scenario_is_accepted() {
 }
 
 #[test]
+fn a_lifecycle_out_of_order_is_refused_with_its_path() {
+    let at = |key: &'static str, ms: u64| with(move |v| v["consumers"][0][key] = ms.into());
+    let both = |a: (&'static str, u64), b: (&'static str, u64)| {
+        with(move |v| {
+            v["consumers"][0][a.0] = a.1.into();
+            v["consumers"][0][b.0] = b.1.into();
+        })
+    };
+    expect_error(&both(("startAt", 2000), ("closeAt", 1000)), "$.consumers[0].closeAt", "before the consumer starts");
+    expect_error(&both(("startAt", 2000), ("crashAt", 1500)), "$.consumers[0].crashAt", "before the consumer starts");
+    expect_error(&both(("crashAt", 3000), ("restartAt", 2000)), "$.consumers[0].restartAt", "not after the consumer goes down");
+    expect_error(&at("restartAt", 2000), "$.consumers[0].restartAt", "needs a crashAt or closeAt");
+    parse(&both(("crashAt", 2000), ("restartAt", 3000))).unwrap();
+}
+
+#[test]
 fn unknown_subscription_type_and_modes() {
     expect_error(&with(|v| v["consumers"][0]["subscriptionType"] = "Fanout".into()), "$.consumers[0].subscriptionType", "Fanout");
     expect_error(&with(|v| v["consumers"][2]["consumerType"] = "CHECKPOINT".into()), "$.consumers[2].consumerType", "CHECKPOINT");

@@ -319,3 +319,14 @@ or createTopic";
 pub fn default_assignors() -> Vec<ClientAssignor> {
     vec![ClientAssignor::Range, ClientAssignor::CooperativeSticky]
 }
+
+/// Why a partition number is refused: `partition t-2 is beyond the topic (t has 2 partitions, 0 to 1)`.
+/// ("0..2" read as if partition 2 existed.)
+pub fn beyond_the_topic(partition: impl std::fmt::Display, topic: &str, count: u32) -> String {
+    let has = match count {
+        0 => "no partitions".to_string(),
+        1 => "1 partition, 0".to_string(),
+        n => format!("{n} partitions, 0 to {}", n - 1),
+    };
+    format!("partition {partition} is beyond the topic ({topic} has {has})")
+}

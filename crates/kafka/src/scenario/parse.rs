@@ -479,9 +479,7 @@ fn topic_counts(s: &Scenario) -> BTreeMap<&str, u32> {
 fn check_partition(counts: &BTreeMap<&str, u32>, r: &PartitionRef, path: &str, e: &mut Errors) {
     match counts.get(r.topic.as_str()) {
         None => e.push(path, format!("unknown topic {:?}", r.topic)),
-        Some(n) if r.partition >= *n => {
-            e.push(path, format!("partition {r} is beyond the topic ({} has partitions 0..{})", r.topic, n))
-        }
+        Some(n) if r.partition >= *n => e.push(path, crate::scenario::beyond_the_topic(r, &r.topic, *n)),
         _ => {}
     }
 }
@@ -600,10 +598,9 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
             let sp = format!("$.producers[{i}].sends[{j}]");
             match (counts.get(send.topic.as_str()), send.partition) {
                 (None, _) => e.push(&format!("{sp}.topic"), format!("unknown topic {:?}", send.topic)),
-                (Some(n), Some(p)) if p >= *n => e.push(
-                    &format!("{sp}.partition"),
-                    format!("partition {p} is beyond the topic ({} has partitions 0..{n})", send.topic),
-                ),
+                (Some(n), Some(p)) if p >= *n => {
+                    e.push(&format!("{sp}.partition"), crate::scenario::beyond_the_topic(p, &send.topic, *n))
+                }
                 _ => {}
             }
         }
@@ -729,10 +726,9 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
                 }
                 match (counts.get(send.topic.as_str()), send.partition) {
                     (None, _) => e.push(&format!("{p}.send.topic"), format!("unknown topic {:?}", send.topic)),
-                    (Some(n), Some(x)) if x >= *n => e.push(
-                        &format!("{p}.send.partition"),
-                        format!("partition {x} is beyond the topic ({} has partitions 0..{n})", send.topic),
-                    ),
+                    (Some(n), Some(x)) if x >= *n => {
+                        e.push(&format!("{p}.send.partition"), crate::scenario::beyond_the_topic(x, &send.topic, *n))
+                    }
                     _ => {}
                 }
             }

@@ -416,6 +416,27 @@ fn read_consumer(
         let close_at = o.u64_in("closeAt", 0, MAX_TIME, e);
         let crash_at = o.u64_in("crashAt", 0, MAX_TIME, e);
         let restart_at = o.u64_in("restartAt", 0, MAX_TIME, e);
+        // A lifecycle that cannot happen in this order is refused, not silently reordered.
+        for (key, at) in [("closeAt", close_at), ("crashAt", crash_at)] {
+            if let (Some(at), Some(start)) = (at, start_at) {
+                if at < start {
+                    e.push(&o.child_path(key), format!("{key} {at} ms is before the consumer starts (startAt {start} ms)"));
+                }
+            }
+        }
+        if let Some(restart) = restart_at {
+            match close_at.max(crash_at) {
+                Some(down) if restart > down => {}
+                Some(down) => e.push(
+                    &o.child_path("restartAt"),
+                    format!("restartAt {restart} ms is not after the consumer goes down at {down} ms (crashAt or closeAt)"),
+                ),
+                None => e.push(
+                    &o.child_path("restartAt"),
+                    "restartAt needs a crashAt or closeAt before it (the consumer is running)".to_string(),
+                ),
+            }
+        }
         if let Some(n) = &name {
             let c = || n.clone();
             for (at, action) in [
