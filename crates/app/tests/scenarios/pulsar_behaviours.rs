@@ -577,3 +577,37 @@ fn a_nack_in_a_batch_brings_the_whole_batch_back_and_keeps_its_entry_unacked() {
         assert_eq!(w.partitions[0].subscriptions[0].cursor.backlog(), 1, "{sub_type}: the entry stays in the backlog");
     }
 }
+
+/// `ConsumerImpl` opens the dead-letter and retry producers with `TopicName.get(name)`: a short
+/// custom name is `persistent://public/default/<name>`, the same topic a scenario declares as
+/// `<name>`, which a consumer of that short name reads. Before the fix the dead letters went to a
+/// separate topic named literally `orders-poison`, and the declared one stayed empty.
+#[test]
+fn custom_dead_letter_and_retry_topics_are_full_topic_names() {
+    let w = run(&scenario(
+        10_000,
+        json!({"topics": [{"name": "orders"}, {"name": "persistent://public/default/orders-poison"}, {"name": "orders-later"}],
+               "producers": [{"name": "p", "topic": "orders", "batching": false,
+                              "sends": [{"at": 1000, "count": 4, "intervalMs": 10, "key": "k-{i}"}]}],
+               "consumers": [
+                   {"name": "c", "topic": "orders", "subscription": "s", "subscriptionType": "Shared",
+                    "negativeAckRedeliveryDelayMs": 100,
+                    "deadLetterPolicy": {"maxRedeliverCount": 1, "deadLetterTopic": "orders-poison"},
+                    "ack": {"mode": "individual", "processMs": 5, "nackKeys": ["k-1"]}},
+                   {"name": "r", "topic": "orders", "subscription": "later", "subscriptionType": "Shared", "enableRetry": true,
+                    "deadLetterPolicy": {"maxRedeliverCount": 3, "retryLetterTopic": "orders-later"},
+                    "ack": {"mode": "retry", "processMs": 5}},
+                   {"name": "dlq-reader", "topic": "orders-poison", "subscription": "d", "subscriptionType": "Shared"}]}),
+    ));
+    let full = |n: &str| format!("persistent://public/default/{n}");
+    let names: Vec<&str> = w.topics.iter().map(|t| &*t.name).collect();
+    assert!(!names.contains(&"orders-poison") && !names.contains(&"orders-later"), "no topic named literally: {names:?}");
+    for n in ["orders-poison", "orders-later"] {
+        assert_eq!(names.iter().filter(|x| **x == full(n)).count(), 1, "one {n} topic: {names:?}");
+    }
+    let topic = |n: &str| w.topics.iter().position(|t| *t.name == full(n)).unwrap();
+    let stored_in = |t: usize| w.topics[t].partitions.iter().map(|&p| w.partitions[p as usize].entries.len()).sum::<usize>();
+    assert_eq!(stored_in(topic("orders-poison")), 1, "the poison message is in the declared dead-letter topic");
+    assert!(stored_in(topic("orders-later")) > 0, "retries are in the declared retry topic");
+    assert!(consumer(&w, "dlq-reader").stats.received >= 1, "a consumer of the short name reads the dead letter");
+}

@@ -20,7 +20,10 @@ pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     // Names must be unique as written (references use them) and in full.
     let mut names = BTreeSet::new();
     for (i, t) in s.topics.iter().enumerate() {
-        if !names.insert(t.full_name()) || !names.insert(t.name.clone()) {
+        let full = t.full_name();
+        // A topic written in full is one name, not a duplicate of itself.
+        let fresh = names.insert(full.clone());
+        if !fresh || (t.name != full && !names.insert(t.name.clone())) {
             e.push(&format!("$.topics[{i}].name"), format!("duplicate topic {:?}", t.name));
         }
     }

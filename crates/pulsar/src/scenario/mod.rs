@@ -133,9 +133,11 @@ impl TopicSpec {
         full_topic_name(&self.name, matches!(self.kind, TopicKind::Scalable { .. }))
     }
 
-    /// Whether `reference` names this topic (as written or in full).
+    /// Whether `reference` names this topic: as written, in full, or as `TopicName.get` reads
+    /// it (a short name for a topic declared with its full `persistent://` name).
     pub fn is_named(&self, reference: &str) -> bool {
-        self.name == reference || self.full_name() == reference
+        let full = self.full_name();
+        self.name == reference || full == reference || (full.starts_with("persistent://") && full == topic_name_get(reference))
     }
 }
 
@@ -146,6 +148,17 @@ pub fn full_topic_name(name: &str, scalable: bool) -> String {
         format!("topic://public/default/{name}")
     } else {
         format!("persistent://public/default/{name}")
+    }
+}
+
+/// `TopicName.get(name)` for a v4 topic: a short name lives in `public/default`, a
+/// `tenant/namespace/topic` name is persistent, a full name stays as written. The client names
+/// its dead-letter and retry topics this way.
+pub fn topic_name_get(name: &str) -> String {
+    match name.split('/').count() {
+        _ if name.contains("://") => name.to_string(),
+        3 => format!("persistent://{name}"),
+        _ => full_topic_name(name, false),
     }
 }
 

@@ -85,7 +85,8 @@ impl World {
             .spec
             .dead_letter
             .as_ref()
-            .and_then(|d| d.retry_letter_topic.clone())
+            .and_then(|d| d.retry_letter_topic.as_deref())
+            .map(crate::scenario::topic_name_get)
             .unwrap_or_else(|| crate::cursor::default_retry_letter_topic(&base, &con.subscription));
         self.internal_topic(&name, TopicRole::Retry)
     }
@@ -134,7 +135,7 @@ impl World {
         let dead_letter = spec.dead_letter.as_ref().and_then(|d| {
             let mut policy = DeadLetterPolicy::new(d.max_redeliver_count, &base, &spec.subscription).ok()?;
             if let Some(t) = &d.dead_letter_topic {
-                policy.dead_letter_topic = t.clone();
+                policy.dead_letter_topic = crate::scenario::topic_name_get(t);
             }
             Some(policy)
         });
