@@ -79,6 +79,12 @@ pub enum Event {
         crashed: bool,
         unsent_acks: u32,
     },
+    /// The client refused its own configuration or what it received, and gave up (the reason is
+    /// the Java client's exception message).
+    ClientError {
+        consumer: u32,
+        reason: Box<str>,
+    },
     /// The broker removed a consumer. `returned`: pending entries put back for redelivery
     /// (Shared, Key_Shared; `None` on Exclusive/Failover, where the next active consumer rewinds).
     ConsumerRemoved {
@@ -328,6 +334,7 @@ impl Event {
             | Subscribed { .. }
             | SubscribeFailed { .. }
             | ConsumerClosed { .. }
+            | ClientError { .. }
             | ConsumerRemoved { .. } => "consumer",
             CursorCreated { .. } | AcksApplied { .. } => "cursor",
             Dispatched { .. } | Held { .. } | Flow { .. } => "dispatch",
@@ -372,6 +379,7 @@ impl Event {
             | Subscribed { consumer, .. }
             | SubscribeFailed { consumer, .. }
             | ConsumerClosed { consumer, .. }
+            | ClientError { consumer, .. }
             | ConsumerRemoved { consumer, .. }
             | Received { consumer, .. }
             | Nacked { consumer, .. }

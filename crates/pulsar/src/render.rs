@@ -88,6 +88,7 @@ impl World {
                 let subscription = self.consumers.get(*consumer as usize).map_or(UNKNOWN, |x| &x.subscription);
                 write!(out, "{} could not subscribe {} / {subscription}: {reason}", c(*consumer), p(*partition))
             }
+            ClientError { consumer, reason } => write!(out, "consumer {}: {reason}", c(*consumer)),
             ConsumerClosed { consumer, crashed: true, unsent_acks } => {
                 write!(out, "consumer {} crashed ({unsent_acks} grouped acks never sent)", c(*consumer))
             }

@@ -41,6 +41,19 @@ fn the_good_scenario_is_accepted() {
 }
 
 #[test]
+fn an_out_of_range_sticky_range_has_one_error() {
+    let text = with(|v| v["consumers"][1]["keySharedPolicy"]["ranges"] = json!([[0, 70000]]));
+    expect_error(&text, "$.consumers[1].keySharedPolicy.ranges[0][1]", "");
+    let errors = parse(&text).map(|_| ()).unwrap_err();
+    assert!(!errors.iter().any(|e| e.message.contains("must not be empty")), "{errors:?}");
+    expect_error(
+        &with(|v| v["consumers"][1]["keySharedPolicy"]["ranges"] = json!([])),
+        "$.consumers[1].keySharedPolicy.ranges",
+        "must not be empty",
+    );
+}
+
+#[test]
 fn a_lifecycle_out_of_order_is_refused_with_its_path() {
     let at = |key: &'static str, ms: u64| with(move |v| v["consumers"][0][key] = ms.into());
     let both = |a: (&'static str, u64), b: (&'static str, u64)| {

@@ -611,3 +611,34 @@ fn custom_dead_letter_and_retry_topics_are_full_topic_names() {
     assert!(stored_in(topic("orders-later")) > 0, "retries are in the declared retry topic");
     assert!(consumer(&w, "dlq-reader").stats.received >= 1, "a consumer of the short name reads the dead letter");
 }
+
+/// A zero receiver queue is a `ZeroQueueConsumerImpl`: it closes itself when a batch arrives
+/// ("Unsupported Batch message with 0 size receiver queue"), and on a partitioned topic the
+/// `MultiTopicsConsumerImpl` refuses it before subscribing. Before the fix both ran and received.
+#[test]
+fn a_zero_queue_consumer_refuses_batches_and_partitioned_topics() {
+    let w = run(&scenario(
+        5_000,
+        json!({"topics": [{"name": "batched"}, {"name": "single"}, {"name": "parts", "partitions": 2}],
+               "producers": [
+                   {"name": "b", "topic": "batched", "sends": [{"at": 1000, "count": 5, "intervalMs": 0}]},
+                   {"name": "s", "topic": "single", "batching": false, "sends": [{"at": 1000, "count": 5, "intervalMs": 10}]}],
+               "consumers": [
+                   {"name": "zb", "topic": "batched", "subscription": "x", "subscriptionType": "Shared", "receiverQueueSize": 0},
+                   {"name": "zs", "topic": "single", "subscription": "x", "subscriptionType": "Shared", "receiverQueueSize": 0},
+                   {"name": "zp", "topic": "parts", "subscription": "x", "subscriptionType": "Shared", "receiverQueueSize": 0}]}),
+    ));
+    let zb = consumer(&w, "zb");
+    assert_eq!(zb.state, ClientState::Closed);
+    assert!(
+        zb.failure.as_deref().unwrap_or("").contains("Unsupported Batch message with 0 size receiver queue"),
+        "{:?}",
+        zb.failure
+    );
+    assert_eq!(zb.stats.received, 0, "the batch is never shown to the application");
+    let zs = consumer(&w, "zs");
+    assert_eq!(zs.stats.received, 5, "unbatched messages reach a zero-queue consumer one at a time");
+    let zp = consumer(&w, "zp");
+    assert_eq!(zp.state, ClientState::Failed);
+    assert!(zp.failure.as_deref().unwrap_or("").contains("greater than 0 for Topics Consumer"), "{:?}", zp.failure);
+}

@@ -532,7 +532,10 @@ fn read_key_shared(v: &Value, path: &str, e: &mut Errors) -> Option<KeySharedSpe
     let allow_out_of_order_delivery = o.bool("allowOutOfOrderDelivery", e).unwrap_or(false);
     let ranges_path = o.child_path("ranges");
     let mut ranges = Vec::new();
+    // Ranges written, valid or not: one out of bounds has its own error, not "must not be empty".
+    let mut written = 0;
     for (p, r) in bounded(o.array("ranges", e), &ranges_path, e) {
+        written += 1;
         match r {
             Value::Array(pair) if pair.len() == 2 => {
                 let s = as_u64_in(&pair[0], &format!("{p}[0]"), 0, u64::from(KEY_HASH_RANGE_SIZE - 1), e);
@@ -549,7 +552,7 @@ fn read_key_shared(v: &Value, path: &str, e: &mut Errors) -> Option<KeySharedSpe
     }
     o.finish(e);
     match mode {
-        KeySharedMode::Sticky if ranges.is_empty() => {
+        KeySharedMode::Sticky if written == 0 => {
             e.push(&ranges_path, "ConsumerAssignException: Ranges for KeyShared policy must not be empty.");
         }
         KeySharedMode::AutoSplit if !ranges.is_empty() => {

@@ -36,6 +36,16 @@ impl World {
                 continue;
             }
             let entry = self.partitions[it.partition as usize].entries[it.entry as usize];
+            if att.receiver_queue == 0 && entry.messages > 1 {
+                // ZeroQueueConsumerImpl cannot take a batch: it closes itself.
+                let con = &self.consumers[it.consumer as usize];
+                let reason =
+                    format!("Unsupported Batch message with 0 size receiver queue for [{}]-[{}]", con.subscription, con.name);
+                self.emit(Event::ClientError { consumer: it.consumer, reason: reason.clone().into_boxed_str() });
+                self.close_consumer(it.consumer, false);
+                self.consumers[it.consumer as usize].failure = Some(reason);
+                continue;
+            }
             let verdict = att.dead_letter.as_ref().map(|p| p.on_delivery(it.redelivery_count));
             if verdict == Some(DeliveryVerdict::DeadLetter) {
                 // Past the limit: straight to the dead-letter topic, never shown to the application.

@@ -58,6 +58,14 @@ impl World {
                 }
             }
             None => {
+                // A partitioned topic (or a retry topic beside it) takes a MultiTopicsConsumerImpl,
+                // which refuses a zero receiver queue before it subscribes anything.
+                if spec.receiver_queue_size == 0 && (self.topics[topic as usize].partitioned || spec.enable_retry) {
+                    let reason = "Receiver queue size needs to be greater than 0 for Topics Consumer";
+                    self.emit(Event::ClientError { consumer: c, reason: reason.into() });
+                    self.fail_consumer(c, reason.to_string());
+                    return;
+                }
                 let partitions = self.topics[topic as usize].partitions.clone();
                 for p in partitions {
                     self.attach(c, p);
