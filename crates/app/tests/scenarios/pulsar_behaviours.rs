@@ -642,3 +642,29 @@ fn a_zero_queue_consumer_refuses_batches_and_partitioned_topics() {
     assert_eq!(zp.state, ClientState::Failed);
     assert!(zp.failure.as_deref().unwrap_or("").contains("greater than 0 for Topics Consumer"), "{:?}", zp.failure);
 }
+
+/// After the only consumer crashes the broker rewinds the cursor at once; when it comes back,
+/// the switch's rewind must still say how many unacked entries are read again (the ones the
+/// crashed consumer had), not "0" before reading them.
+#[test]
+fn a_rewind_after_a_restart_counts_the_entries_read_again() {
+    let w = run(&scenario(
+        6_000,
+        json!({"topics": [{"name": "t"}],
+               "producers": [{"name": "p", "topic": "t", "batching": false, "sends": [{"at": 1000, "count": 5, "intervalMs": 10}]}],
+               "consumers": [{"name": "c", "topic": "t", "subscription": "s", "subscriptionType": "Exclusive",
+                              "crashAt": 1500, "restartAt": 2000, "ack": {"mode": "individual", "processMs": 2000}}]}),
+    ));
+    let said: Vec<u32> = w
+        .log
+        .iter()
+        .filter(|e| e.at >= 2000)
+        .filter_map(|e| match &e.kind {
+            Event::ActiveSwitched { redelivered, .. } | Event::Rewound { redelivered, .. } => Some(*redelivered),
+            _ => None,
+        })
+        .collect();
+    let again = w.log.iter().filter(|e| e.at >= 2000 && matches!(e.kind, Event::Received { .. })).count() as u32;
+    assert!(again >= 5, "the 5 unacked messages come back: {again}");
+    assert_eq!(said.first(), Some(&5), "the rewind says so: {said:?}");
+}

@@ -158,6 +158,10 @@ pub struct ManagedCursor {
     acked_above: AckedAbove,
     read_position: i64,
     last_entry: i64,
+    /// One past the furthest entry ever read: a rewind says how many unacked entries will be read
+    /// again even when an earlier rewind (the last consumer leaving) already moved the read
+    /// position back.
+    read_end: i64,
 }
 
 impl ManagedCursor {
@@ -168,7 +172,14 @@ impl ManagedCursor {
             InitialPosition::Latest => last_entry,
             InitialPosition::Earliest => first_retained.min(last_entry + 1) - 1,
         };
-        ManagedCursor { mark_delete, acked_above: AckedAbove::new(mark_delete), read_position: mark_delete + 1, last_entry }
+        let read_position = mark_delete + 1;
+        ManagedCursor {
+            mark_delete,
+            acked_above: AckedAbove::new(mark_delete),
+            read_position,
+            last_entry,
+            read_end: read_position,
+        }
     }
 
     pub fn mark_delete(&self) -> i64 {
@@ -177,6 +188,11 @@ impl ManagedCursor {
 
     pub fn read_position(&self) -> i64 {
         self.read_position
+    }
+
+    /// One past the furthest entry ever read (at least the read position).
+    pub fn read_end(&self) -> i64 {
+        self.read_end.max(self.read_position)
     }
 
     pub fn last_entry(&self) -> i64 {
@@ -274,6 +290,7 @@ impl ManagedCursor {
             }
         }
         self.read_position = p;
+        self.read_end = self.read_end.max(p);
     }
 
     /// Whether a read would return anything.

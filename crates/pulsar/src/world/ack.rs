@@ -171,7 +171,7 @@ impl World {
     pub(super) fn rewind(&mut self, partition: u32, s: u32, for_consumer: Option<u32>) -> Vec<i64> {
         let part = &mut self.partitions[partition as usize];
         let sub = &mut part.subscriptions[s as usize];
-        let read_before = sub.cursor.read_position();
+        let read_before = sub.cursor.read_end();
         let mark_delete = sub.cursor.mark_delete();
         sub.cursor.rewind();
         let again: Vec<i64> = (mark_delete + 1..read_before).filter(|&p| !sub.cursor.is_acked(p)).collect();
