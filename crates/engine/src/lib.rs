@@ -20,6 +20,7 @@ pub use queue::{Burst, EventQueue};
 pub use rng::SplitMix64;
 pub use runs::Runs;
 
+pub mod budget;
 pub mod decimal;
 pub mod hash;
 pub mod json_path;

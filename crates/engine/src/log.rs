@@ -59,6 +59,11 @@ impl<K: Display> EventLog<K> {
         self.entries.len()
     }
 
+    /// The bytes the entries take (what an event holds on the heap not counted).
+    pub fn bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<LogEntry<K>>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -133,6 +133,12 @@ impl<A> EventQueue<A> {
         self.len == 0
     }
 
+    /// Drops every queued action (a run stopped early); the count of those popped stays.
+    pub fn clear(&mut self) {
+        let popped = self.popped;
+        *self = EventQueue { popped, ..EventQueue::default() };
+    }
+
     /// Actions popped so far (each action of a run counts).
     pub fn popped(&self) -> u64 {
         self.popped

@@ -89,6 +89,11 @@ pub enum Event {
     Command {
         text: String,
     },
+    /// The run outgrew its memory budget and stops here.
+    BudgetExceeded {
+        budget: u64,
+        reached: u64,
+    },
     ConsumerStarted {
         client: Name,
         subscription: String,
@@ -349,7 +354,7 @@ impl Event {
     /// A short category for filtering the log.
     pub fn kind(&self) -> &'static str {
         match self {
-            Event::Command { .. } => "command",
+            Event::Command { .. } | Event::BudgetExceeded { .. } => "command",
             Event::ConsumerStarted { .. }
             | Event::ConsumerClosed { .. }
             | Event::ConsumerCrashed { .. }
@@ -407,6 +412,12 @@ impl Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::Command { text } => write!(f, "command {text}"),
+            Event::BudgetExceeded { budget, reached } => write!(
+                f,
+                "memory budget: the model holds {} (its own estimate), over its budget of {}: the run stops here",
+                mqviz_engine::budget::mb(*reached),
+                mqviz_engine::budget::mb(*budget)
+            ),
             Event::ConsumerStarted { client, subscription } => write!(f, "consumer-started {client} {subscription}"),
             Event::ConsumerClosed { client, reason } => write!(f, "consumer-closed {client} ({reason})"),
             Event::ConsumerCrashed { client } => write!(f, "consumer-crashed {client}"),

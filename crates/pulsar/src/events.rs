@@ -79,6 +79,11 @@ pub enum Event {
         crashed: bool,
         unsent_acks: u32,
     },
+    /// The run outgrew its memory budget and stops here.
+    BudgetExceeded {
+        budget: u64,
+        reached: u64,
+    },
     /// The client refused its own configuration or what it received, and gave up (the reason is
     /// the Java client's exception message).
     ClientError {
@@ -328,7 +333,7 @@ impl Event {
     pub fn kind(&self) -> &'static str {
         use Event::*;
         match self {
-            Command { .. } => "command",
+            Command { .. } | BudgetExceeded { .. } => "command",
             MessageStored { .. } | PublishRejected { .. } => "produce",
             ConsumerStarted { .. }
             | Subscribed { .. }

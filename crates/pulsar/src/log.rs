@@ -57,6 +57,11 @@ impl PulsarLog {
         self.slots.reserve(additional);
     }
 
+    /// The bytes the entries take (an event's boxed text not counted).
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.others.capacity() * std::mem::size_of::<Event>()
+    }
+
     pub fn len(&self) -> usize {
         self.slots.len()
     }

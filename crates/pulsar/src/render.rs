@@ -89,6 +89,12 @@ impl World {
                 write!(out, "{} could not subscribe {} / {subscription}: {reason}", c(*consumer), p(*partition))
             }
             ClientError { consumer, reason } => write!(out, "consumer {}: {reason}", c(*consumer)),
+            BudgetExceeded { budget, reached } => write!(
+                out,
+                "memory budget: the model holds {} (its own estimate), over its budget of {}: the run stops here",
+                mqviz_engine::budget::mb(*reached),
+                mqviz_engine::budget::mb(*budget)
+            ),
             ConsumerClosed { consumer, crashed: true, unsent_acks } => {
                 write!(out, "consumer {} crashed ({unsent_acks} grouped acks never sent)", c(*consumer))
             }

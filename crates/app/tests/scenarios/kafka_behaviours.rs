@@ -175,3 +175,28 @@ fn eager_sticky_remembers_the_previous_assignment() {
     }
     assert_eq!(assigned("c", 2).len(), 1);
 }
+
+/// A run that outgrows its memory budget stops cleanly at that instant: the log, the warnings and
+/// the report say so (Kafka had no budget: `memoryBudgetMb` was an unknown field).
+#[test]
+fn a_run_that_outgrows_its_memory_budget_stops_cleanly() {
+    let text = json!({
+        "format": "mqviz-scenario/1", "broker": "kafka", "until": 10_000_000_000u64, "seed": 9, "memoryBudgetMb": 5,
+        "brokers": [{"name": "b0"}],
+        "topics": [{"name": "t", "partitions": 2}],
+        "producers": [{"id": "p", "sends": [{"at": 500, "topic": "t", "key": "k{i}", "value": "v{i}", "count": 1_000_000, "intervalMs": 1}]}],
+        "groups": [{"name": "g", "autoOffsetReset": "earliest", "consumers": [{"clientId": "c", "subscribe": ["t"]}]}]
+    })
+    .to_string();
+    let w = run(&text);
+    let stop = w.budget_stop.as_ref().expect("the run stopped at its budget");
+    assert!(stop.reached > 5_000_000 && stop.at < 1_000_500, "{stop:?}");
+    assert!(has(&w, "memory budget: the model holds"));
+    let sim = mqviz_app::registry::run(&text).unwrap();
+    assert!(sim
+        .warnings()
+        .iter()
+        .any(|(what, text)| what == "memory budget" && text.contains("over its memory budget of 5.0 MB")));
+    assert!(sim.report()["stopped"]["reason"].as_str().unwrap().starts_with("the run stopped at t="));
+    assert!(sim.report_text().contains("stopped early: "));
+}

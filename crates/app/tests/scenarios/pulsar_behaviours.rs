@@ -668,3 +668,27 @@ fn a_rewind_after_a_restart_counts_the_entries_read_again() {
     assert!(again >= 5, "the 5 unacked messages come back: {again}");
     assert_eq!(said.first(), Some(&5), "the rewind says so: {said:?}");
 }
+
+/// A nack loop over a long run grows without end (about 35 MB per 10^6 ms); the budget stops it
+/// cleanly at that instant, and the log, the warnings and the report say so.
+#[test]
+fn a_run_that_outgrows_its_memory_budget_stops_cleanly() {
+    let text = scenario(
+        10_000_000_000,
+        json!({"memoryBudgetMb": 5, "topics": [{"name": "t"}],
+               "producers": [{"name": "p", "topic": "t", "batching": false, "sends": [{"at": 1000, "count": 20, "intervalMs": 1}]}],
+               "consumers": [{"name": "c", "topic": "t", "subscription": "s", "subscriptionType": "Shared",
+                              "negativeAckRedeliveryDelayMs": 100, "ack": {"mode": "nack", "processMs": 1}}]}),
+    );
+    let w = run(&text);
+    let stop = w.budget_stop.as_ref().expect("the run stopped at its budget");
+    assert!(stop.reached > 5_000_000 && stop.at < 10_000_000_000, "{stop:?}");
+    assert_eq!(count(&w, |k| matches!(k, Event::BudgetExceeded { .. })), 1);
+    let sim = registry::run(&text).unwrap();
+    assert!(sim
+        .warnings()
+        .iter()
+        .any(|(what, text)| what == "memory budget" && text.contains("over its memory budget of 5.0 MB")));
+    assert!(sim.report()["stopped"]["reason"].as_str().unwrap().starts_with(&format!("the run stopped at t={}", stop.at)));
+    assert!(sim.report_text().contains("stopped early: "));
+}

@@ -453,9 +453,11 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
 
 pub fn warnings(w: &World) -> Vec<(String, String)> {
     let ix = build_index(w);
-    (0..w.groups.len())
-        .flat_map(|g| group_warnings(w, g, &ix).into_iter().map(move |t| (w.groups[g].name.to_string(), t)))
-        .collect()
+    let stop = w.budget_stop.iter().map(|s| ("memory budget".to_string(), s.message()));
+    stop.chain(
+        (0..w.groups.len()).flat_map(|g| group_warnings(w, g, &ix).into_iter().map(move |t| (w.groups[g].name.to_string(), t))),
+    )
+    .collect()
 }
 
 fn consumers_json(w: &World) -> Map<String, Value> {
@@ -699,7 +701,7 @@ pub fn report_json(w: &World) -> Value {
             )
         })
         .collect();
-    json!({
+    let mut report = json!({
         "broker": "kafka",
         "name": w.scenario.name,
         "until": w.scenario.until,
@@ -713,7 +715,12 @@ pub fn report_json(w: &World) -> Value {
         "unconsumed": unconsumed,
         "duplicateCount": duplicate_total,
         "duplicates": duplicates,
-    })
+    });
+    if let Some(stop) = &w.budget_stop {
+        report["stopped"] =
+            json!({"at": stop.at, "memoryBudget": stop.budget, "memoryReached": stop.reached, "reason": stop.message()});
+    }
+    report
 }
 
 pub fn report_text(w: &World) -> String {
@@ -728,6 +735,9 @@ pub fn report_text(w: &World) -> String {
         w.log.len(),
         r["digest"].as_str().unwrap_or("")
     );
+    if let Some(stop) = &w.budget_stop {
+        let _ = writeln!(s, "stopped early: {}", stop.message());
+    }
     if let Some(groups) = r["groups"].as_object() {
         for (name, g) in groups {
             let _ = writeln!(

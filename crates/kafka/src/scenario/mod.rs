@@ -31,6 +31,8 @@ pub struct Scenario {
     pub producers: Vec<ProducerSpec>,
     pub groups: Vec<GroupSpec>,
     pub timeline: Vec<TimedAction>,
+    /// `memoryBudgetMb`: what the run may hold before it stops cleanly (`mqviz_engine::budget`).
+    pub memory_budget_mb: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

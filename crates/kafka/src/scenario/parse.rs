@@ -119,6 +119,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Paths)> {
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
     timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
+    let memory_budget_mb = o.u64_in("memoryBudgetMb", 1, mqviz_engine::budget::MAX_MEMORY_BUDGET_MB, e);
     o.finish(e);
     let scenario = Scenario {
         name: env.name,
@@ -131,6 +132,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Paths)> {
         producers,
         groups,
         timeline,
+        memory_budget_mb,
     };
     Some((scenario, Paths { timeline: paths, group_overrides }))
 }

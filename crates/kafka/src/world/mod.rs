@@ -14,6 +14,7 @@ use crate::uuid::Uuid;
 use mqviz_engine::{Burst, EventId, EventLog, EventQueue, Millis, SplitMix64};
 use mqviz_model::Fate;
 
+mod budget;
 mod commands;
 mod commit;
 pub mod consumer;
@@ -141,6 +142,10 @@ pub struct World {
     last_emitted: Option<EventId>,
     /// Keep per-message provenance. Benchmarks may turn this off.
     pub trace_messages: bool,
+    /// Bytes the run may hold (`budget.rs`), steps run, and why it stopped early, if it did.
+    memory_budget: u64,
+    steps: u64,
+    pub budget_stop: Option<mqviz_engine::budget::BudgetStop>,
 }
 
 /// Distinct keys beyond this share the "no key" colour.
@@ -175,6 +180,9 @@ impl World {
             handler_cause: None,
             last_emitted: None,
             trace_messages: true,
+            memory_budget: mqviz_engine::budget::budget_bytes(scenario.memory_budget_mb),
+            steps: 0,
+            budget_stop: None,
         };
         for t in &scenario.topics {
             let id = Uuid::new(rng.next_u64() as i64, rng.next_u64() as i64);
@@ -244,6 +252,7 @@ impl World {
         self.handler_cause = s.cause;
         self.last_emitted = None;
         self.dispatch(s.action);
+        self.check_budget();
         true
     }
 

@@ -552,7 +552,8 @@ fn uncovered(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
 
 /// Every warning, with the subscription it belongs to.
 pub fn warnings(w: &World) -> Vec<(String, String)> {
-    (0..w.groups.len()).flat_map(|g| group_warnings(w, g).into_iter().map(move |t| (w.group_label(g), t))).collect()
+    let stop = w.budget_stop.iter().map(|s| ("memory budget".to_string(), s.message()));
+    stop.chain((0..w.groups.len()).flat_map(|g| group_warnings(w, g).into_iter().map(move |t| (w.group_label(g), t)))).collect()
 }
 
 pub fn report_json(w: &World) -> Value {
@@ -573,7 +574,7 @@ pub fn report_json(w: &World) -> Value {
             _ => None,
         })
         .collect();
-    json!({
+    let mut report = json!({
         "scenario": w.scenario.name,
         "broker": "pulsar",
         "time": w.now,
@@ -585,19 +586,28 @@ pub fn report_json(w: &World) -> Value {
         "messages": messages_json(w, &prov),
         "upstreamGaps": gaps,
         "eraNotes": eras,
-    })
+    });
+    if let Some(stop) = &w.budget_stop {
+        report["stopped"] =
+            json!({"at": stop.at, "memoryBudget": stop.budget, "memoryReached": stop.reached, "reason": stop.message()});
+    }
+    report
 }
 
 /// A human-readable rendering of the report.
 pub fn report_text(w: &World) -> String {
     let r = report_json(w);
     let mut s = format!(
-        "scenario {} at t={} ms, {} events, digest {}\n\nconsumers\n",
+        "scenario {} at t={} ms, {} events, digest {}\n",
         w.scenario.name,
         w.now,
         w.log.len(),
         r["digest"].as_str().unwrap_or("")
     );
+    if let Some(stop) = &w.budget_stop {
+        s.push_str(&format!("stopped early: {}\n", stop.message()));
+    }
+    s.push_str("\nconsumers\n");
     for (name, c) in r["consumers"].as_object().into_iter().flatten() {
         s.push_str(&format!(
             "  {name} ({} on {} / {}, {}): received {}, acked {}, nacked {}, dead-lettered {}\n",

@@ -48,6 +48,8 @@ pub struct Scenario {
     pub producers: Vec<ProducerSpec>,
     pub consumers: Vec<ConsumerSpec>,
     pub timeline: Vec<TimedAction>,
+    /// `memoryBudgetMb`: what the run may hold before it stops cleanly (`mqviz_engine::budget`).
+    pub memory_budget_mb: Option<u64>,
 }
 
 /// Broker settings (upstream names in the JSON) and the era of each rule that changed upstream.

@@ -86,6 +86,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
     timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
+    let memory_budget_mb = o.u64_in("memoryBudgetMb", 1, mqviz_engine::budget::MAX_MEMORY_BUDGET_MB, e);
     o.finish(e);
     let brokers = if brokers.is_empty() { vec!["broker-1".to_string()] } else { brokers };
     let scenario = Scenario {
@@ -100,6 +101,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
         producers,
         consumers,
         timeline,
+        memory_budget_mb,
     };
     Some((scenario, paths))
 }

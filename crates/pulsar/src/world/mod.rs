@@ -16,6 +16,7 @@ use mqviz_engine::{Burst, EventId, EventQueue, Millis, SplitMix64};
 use mqviz_model::Fate;
 
 mod ack;
+mod budget;
 mod client;
 mod commands;
 mod dispatch;
@@ -232,6 +233,10 @@ pub struct World {
     /// Keep per-message provenance. Benchmarks may turn this off.
     pub trace_messages: bool,
     scratch: Scratch,
+    /// Bytes the run may hold (`budget.rs`), steps run, and why it stopped early, if it did.
+    memory_budget: u64,
+    steps: u64,
+    pub budget_stop: Option<mqviz_engine::budget::BudgetStop>,
 }
 
 fn name(s: &str) -> Name {
@@ -266,6 +271,9 @@ impl World {
             last_emitted: None,
             trace_messages: true,
             scratch: Scratch::default(),
+            memory_budget: mqviz_engine::budget::budget_bytes(scenario.memory_budget_mb),
+            steps: 0,
+            budget_stop: None,
         };
         // Room for the messages the scenario announces (bounded: a run may stop early).
         let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum();
@@ -471,6 +479,7 @@ impl World {
         self.handler_cause = s.cause;
         self.last_emitted = None;
         self.dispatch(s.action);
+        self.check_budget();
         true
     }
 

@@ -55,7 +55,7 @@ pub fn parse_action(v: &Value, path: &str) -> Result<TimedAction, Vec<PathError>
 }
 
 /// 1 TB: a budget is a ceiling, so any size a machine could hold is accepted.
-const MAX_MEMORY_BUDGET_MB: u64 = 1_000_000;
+use mqviz_engine::budget::MAX_MEMORY_BUDGET_MB;
 
 /// The scenario and, aligned with its sorted timeline, the JSON path each entry came from.
 fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {

@@ -9,37 +9,10 @@ use std::mem::size_of;
 use super::*;
 use crate::store::CqEntry;
 
-/// 1.5 GB: a browser tab's wasm memory tops out at 2-4 GB, and the page needs room of its own.
-pub const DEFAULT_MEMORY_BUDGET: u64 = 1_500_000_000;
+pub use mqviz_engine::budget::{mb, BudgetStop, CHECK_EVERY, DEFAULT_MEMORY_BUDGET};
 
 /// Compaction is tried while the log is at least 1/this of the estimate.
 const COMPACT_WHEN_LOG_IS: u64 = 8;
-
-/// The estimate is refreshed every this many steps: cheap next to the steps themselves.
-const CHECK_EVERY: u64 = 1024;
-
-/// Why a run stopped early.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BudgetStop {
-    pub at: Millis,
-    pub budget: u64,
-    pub reached: u64,
-}
-
-impl BudgetStop {
-    pub fn message(&self) -> String {
-        format!(
-            "the run stopped at t={}: the model held {} (its own estimate), over its memory budget of {}",
-            self.at,
-            mb(self.reached),
-            mb(self.budget)
-        )
-    }
-}
-
-pub fn mb(bytes: u64) -> String {
-    format!("{} MB", mqviz_engine::decimal::fixed(bytes as f64 / 1e6, 1))
-}
 
 impl World {
     /// The bytes the run holds, by the world's own accounting: what grows with messages and
@@ -83,7 +56,7 @@ impl World {
         let stop = BudgetStop { at: self.now, budget: self.memory_budget, reached };
         self.handler_cause = None;
         self.emit(Event::BudgetExceeded { budget: stop.budget, reached: stop.reached });
-        self.queue = EventQueue::default();
+        self.queue.clear();
         self.budget_stop = Some(stop);
     }
 }

@@ -475,7 +475,7 @@ impl World {
                 }
             }
         }
-        let memory_budget = scenario.memory_budget_mb.map_or(DEFAULT_MEMORY_BUDGET, |mb| mb.saturating_mul(1_000_000));
+        let memory_budget = mqviz_engine::budget::budget_bytes(scenario.memory_budget_mb);
         let mut w = World {
             scenario: scenario.clone(),
             now: 0,
