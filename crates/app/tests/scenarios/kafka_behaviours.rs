@@ -200,3 +200,28 @@ fn a_run_that_outgrows_its_memory_budget_stops_cleanly() {
     assert!(sim.report()["stopped"]["reason"].as_str().unwrap().starts_with("the run stopped at t="));
     assert!(sim.report_text().contains("stopped early: "));
 }
+
+/// The report gives each group's lag per partition (log end minus committed, as
+/// `kafka-consumer-groups --describe` does) at the end and its peak over the run.
+#[test]
+fn the_report_gives_lag_now_and_at_its_peak() {
+    let groups = json!([{"name": "g", "autoOffsetReset": "earliest", "consumers": [
+        {"clientId": "a", "subscribe": ["t"], "recordProcessingMs": 40}]}]);
+    let text = scenario(groups, json!([]), 20_000);
+    let w = run(&text);
+    let sim = mqviz_app::registry::run(&text).unwrap();
+    let report = sim.report();
+    let lag = report["groups"]["g"]["lag"].as_object().expect("lag per partition");
+    assert_eq!(lag.len(), 4, "{lag:?}");
+    let g = w.find_group("g").unwrap();
+    for (label, l) in lag {
+        let pid = w.partitions.iter().position(|p| &*p.part.label == label).unwrap() as u32;
+        let end = w.partitions[pid as usize].log_end();
+        let committed = w.groups[g].committed.get(&pid).map(|(c, _)| *c).expect("committed by the end");
+        assert_eq!(l["now"].as_u64(), Some(end - committed), "{label}: {l}");
+        assert!(l["peak"].as_u64().unwrap() >= l["now"].as_u64().unwrap(), "{label}: {l}");
+        assert!(l["peak"].as_u64().unwrap() > 0, "a slow consumer falls behind on {label}: {l}");
+        assert!(l["peakAt"].as_u64().is_some());
+    }
+    assert!(sim.report_text().contains("lag (log end - committed): "), "{}", sim.report_text());
+}

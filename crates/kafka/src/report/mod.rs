@@ -555,10 +555,61 @@ fn groups_json(w: &World, ix: &Index) -> Map<String, Value> {
             .map(|(pid, (off, _))| (w.partitions[*pid as usize].part.label.to_string(), json!(off)))
             .collect();
         o.insert("committed".into(), Value::Object(committed));
+        o.insert("lag".into(), lag_json(w, g, &pids));
         o.insert("warnings".into(), json!(group_warnings(w, g, ix)));
         out.insert(grp.name.to_string(), Value::Object(o));
     }
     out
+}
+
+/// A group's lag per partition, as `kafka-consumer-groups --describe` gives it (log end minus
+/// committed; none before the group commits there), now and at its peak over the run, read
+/// from the log: each append, truncation and commit moves it.
+fn lag_json(w: &World, g: usize, pids: &BTreeSet<u32>) -> Value {
+    let group = &*w.groups[g].name;
+    let mut end: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut committed: BTreeMap<u32, u64> = BTreeMap::new();
+    // (peak lag, when)
+    let mut peak: BTreeMap<u32, (u64, Millis)> = BTreeMap::new();
+    let mut note = |pid: u32, end: &BTreeMap<u32, u64>, committed: &BTreeMap<u32, u64>, at: Millis| {
+        if let Some(&c) = committed.get(&pid) {
+            let lag = end.get(&pid).copied().unwrap_or(0).saturating_sub(c);
+            let p = peak.entry(pid).or_insert((lag, at));
+            if lag > p.0 {
+                *p = (lag, at);
+            }
+        }
+    };
+    for e in w.log.entries() {
+        match &e.kind {
+            Event::Appended { part, base, count, .. } if pids.contains(&part.pid) => {
+                end.insert(part.pid, base + u64::from(*count));
+                note(part.pid, &end, &committed, e.at);
+            }
+            Event::Truncated { part, offset, .. } if pids.contains(&part.pid) => {
+                end.insert(part.pid, *offset);
+                note(part.pid, &end, &committed, e.at);
+            }
+            Event::Committed { group: cg, offsets, .. } if &**cg == group => {
+                for (part, off) in offsets.iter().filter(|(p, _)| pids.contains(&p.pid)) {
+                    committed.insert(part.pid, *off);
+                    note(part.pid, &end, &committed, e.at);
+                }
+            }
+            _ => {}
+        }
+    }
+    let grp = &w.groups[g];
+    let out: Map<String, Value> = pids
+        .iter()
+        .map(|&pid| {
+            let p = &w.partitions[pid as usize];
+            let now = grp.committed.get(&pid).map(|(c, _)| p.log_end().saturating_sub(*c));
+            let (peak, at) = peak.get(&pid).map_or((None, None), |(l, t)| (Some(*l), Some(*t)));
+            (p.part.label.to_string(), json!({"now": now, "peak": peak, "peakAt": at}))
+        })
+        .collect();
+    Value::Object(out)
 }
 
 /// Records a group never received and records it received more than once, with reasons.
@@ -756,6 +807,16 @@ pub fn report_text(w: &World) -> String {
                         .unwrap_or_default();
                     let _ = writeln!(s, "  {topic}: {}", owners.join(" "));
                 }
+            }
+            if let Some(lag) = g["lag"].as_object().filter(|l| !l.is_empty()) {
+                let parts: Vec<String> = lag
+                    .iter()
+                    .map(|(label, l)| match (l["now"].as_u64(), l["peak"].as_u64(), l["peakAt"].as_u64()) {
+                        (Some(now), Some(peak), Some(at)) => format!("{label} {now} (peak {peak} at t={at})"),
+                        _ => format!("{label} -"),
+                    })
+                    .collect();
+                let _ = writeln!(s, "  lag (log end - committed): {}", parts.join(", "));
             }
             for wtext in g["warnings"].as_array().into_iter().flatten() {
                 let _ = writeln!(s, "  warning: {}", wtext.as_str().unwrap_or(""));
