@@ -8,20 +8,35 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mqviz_app::simtest::{run_seed, shrink, SeedOutcome, SimTarget};
+use mqviz_app::simtest::kafka::KafkaTarget;
+use mqviz_app::simtest::rocketmq::RocketMqTarget;
+use mqviz_app::simtest::{run_seed, shrink, SeedOutcome, SimTarget, COMMON_PROPERTIES};
 
-const USAGE: &str = "usage: mqviz fuzz [--seeds N] [--from S] [--jobs J] [--no-shrink] | mqviz fuzz --scenario SEED";
+const USAGE: &str = "usage: mqviz fuzz [--model rocketmq|kafka|all] [--seeds N] [--from S] [--jobs J] [--no-shrink]\n       mqviz fuzz --list | mqviz fuzz [--model M] --scenario SEED";
+
+/// The models `--model` names, in the order `all` runs them.
+const MODELS: [&str; 2] = ["rocketmq", "kafka"];
 
 struct Options {
+    models: Vec<&'static str>,
     seeds: u64,
     from: u64,
     jobs: usize,
     shrink: bool,
+    list: bool,
+    scenario: Option<u64>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut o =
-        Options { seeds: 1000, from: 0, jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), shrink: true };
+    let mut o = Options {
+        models: vec!["rocketmq"],
+        seeds: 1000,
+        from: 0,
+        jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        shrink: true,
+        list: false,
+        scenario: None,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().and_then(|v| v.parse::<u64>().ok()).ok_or(format!("{name} needs a number"));
@@ -30,6 +45,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--from" => o.from = value("--from")?,
             "--jobs" => o.jobs = value("--jobs")?.max(1) as usize,
             "--no-shrink" => o.shrink = false,
+            "--list" => o.list = true,
+            "--scenario" => o.scenario = Some(value("--scenario")?),
+            "--model" => {
+                let m = it.next().map(String::as_str).unwrap_or("");
+                o.models = match m {
+                    "all" => MODELS.to_vec(),
+                    _ => vec![*MODELS
+                        .iter()
+                        .find(|x| **x == m)
+                        .ok_or(format!("--model needs one of {}, all", MODELS.join(", ")))?],
+                };
+            }
             other => return Err(format!("unknown option {other:?}")),
         }
     }
@@ -37,16 +64,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 pub fn main(args: &[String]) -> ExitCode {
-    let target = mqviz_app::simtest::rocketmq::RocketMqTarget;
-    if args.first().map(String::as_str) == Some("--scenario") {
-        // The generated scenario of one seed, as a file `mqviz run` reads.
-        let Some(seed) = args.get(1).and_then(|s| s.parse::<u64>().ok()) else {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        };
-        println!("{}", serde_json::to_string_pretty(&target.generate(seed)).unwrap_or_default());
-        return ExitCode::SUCCESS;
-    }
     let o = match parse(args) {
         Ok(o) => o,
         Err(e) => {
@@ -54,12 +71,44 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let failures = fuzz(&target, &o);
+    if o.list {
+        list();
+        return ExitCode::SUCCESS;
+    }
+    let mut failures = 0;
+    for model in &o.models {
+        failures += match *model {
+            "kafka" => run_model(&KafkaTarget, &o),
+            _ => run_model(&RocketMqTarget, &o),
+        };
+    }
     if failures == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Every invariant by name: the driver's, then each model's.
+fn list() {
+    let print = |title: &str, properties: &[mqviz_app::simtest::Property]| {
+        println!("{title}:");
+        for p in properties {
+            println!("  {:<28} {}", p.name, p.asserts);
+        }
+    };
+    print("every model", COMMON_PROPERTIES);
+    print("rocketmq", RocketMqTarget.properties());
+    print("kafka", KafkaTarget.properties());
+}
+
+/// One model's seeds, or the scenario of one seed (`--scenario`), as a file `mqviz run` reads.
+fn run_model<T: SimTarget>(target: &T, o: &Options) -> u64 {
+    if let Some(seed) = o.scenario {
+        println!("{}", serde_json::to_string_pretty(&target.generate(seed)).unwrap_or_default());
+        return 0;
+    }
+    fuzz(target, o)
 }
 
 /// Runs the seeds on `o.jobs` threads; returns the number of failing seeds.
@@ -102,7 +151,8 @@ fn fuzz<T: SimTarget>(target: &T, o: &Options) -> u64 {
         }
         let scenario = if o.shrink { shrink(target, &f.scenario, f.violations[0].invariant, 300) } else { f.scenario.clone() };
         println!(
-            "  reproduce: MQVIZ_SEED={} cargo test --no-default-features --test native simulation::\n  {}scenario:\n{}",
+            "  reproduce: mqviz fuzz --model {} --from {} --seeds 1\n  {}scenario:\n{}",
+            target.model(),
             f.seed,
             if o.shrink { "shrunk " } else { "" },
             serde_json::to_string_pretty(&scenario).unwrap_or_default()
@@ -110,7 +160,8 @@ fn fuzz<T: SimTarget>(target: &T, o: &Options) -> u64 {
     }
     std::panic::set_hook(hook);
     println!(
-        "{} seeds from {}: {} failing, {} events simulated in {:.1} s",
+        "{}: {} seeds from {}: {} failing, {} events simulated in {:.1} s",
+        target.model(),
         o.seeds,
         o.from,
         failed.len(),

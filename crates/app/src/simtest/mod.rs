@@ -8,10 +8,15 @@
 //! invariants (which may downcast to the model's own world type) and its shrinking moves. Kafka
 //! and Pulsar add their own targets next to [`rocketmq`].
 //!
-//! Invariants that hold for every model live here: the scenario is valid, nothing panics, the
-//! same scenario gives the same digest, and a checkpoint clone replays identically.
+//! Invariants that hold for every model live here ([`COMMON_PROPERTIES`]): the scenario is valid,
+//! nothing panics, every log entry's cause comes before it, the same scenario gives the same
+//! digest, and a checkpoint clone replays identically. Each target lists its own with
+//! [`SimTarget::properties`], as stateright's `properties()` does, and `mqviz fuzz --list` prints them.
 
+pub mod draw;
+pub mod kafka;
 pub mod rocketmq;
+pub mod shrink;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -35,6 +40,22 @@ impl std::fmt::Display for Violation {
     }
 }
 
+/// A named invariant and what it asserts, as `mqviz fuzz --list` prints it.
+#[derive(Clone, Copy, Debug)]
+pub struct Property {
+    pub name: &'static str,
+    pub asserts: &'static str,
+}
+
+/// The invariants the driver checks for every model.
+pub const COMMON_PROPERTIES: &[Property] = &[
+    Property { name: "valid-scenario", asserts: "the generated scenario is one the model's parser accepts" },
+    Property { name: "no-panic", asserts: "nothing panics while the scenario is read, run, checked or replayed" },
+    Property { name: "causality", asserts: "every log entry's cause is an earlier entry, and time never goes back" },
+    Property { name: "determinism", asserts: "the same scenario, built again and digested at once, gives the same digest" },
+    Property { name: "checkpoint-replay", asserts: "a clone taken mid-run and run to the end on its own gives the same digest" },
+];
+
 /// What a broker model brings to simulation testing.
 pub trait SimTarget: Sync {
     /// What the step checks remember between steps (e.g. how much of the log they have read).
@@ -54,6 +75,9 @@ pub trait SimTarget: Sync {
 
     /// Smaller variants of `scenario`, most promising first (fewer consumers, messages, actions).
     fn shrink_candidates(&self, scenario: &Value) -> Vec<Value>;
+
+    /// The model's own invariants, by the names its violations carry.
+    fn properties(&self) -> &'static [Property];
 }
 
 /// The outcome of one seed.
@@ -113,7 +137,9 @@ fn checked_run<T: SimTarget>(target: &T, scenario: &Value) -> (Vec<Violation>, u
     let checkpoint_at = until / 2;
     let mut checkpoint: Option<Box<dyn Simulation>> = None;
     let mut watch = T::Watch::default();
+    let mut causal = CausalWatch::default();
     while sim.step_until(until) {
+        causal.check(&*sim, &mut out);
         target.check_step(&*sim, &mut watch, &mut out);
         // The run's digest is folded in pieces as its log grows, as the page does; the second run
         // below digests its log at once, so the determinism check covers the memo too.
@@ -156,6 +182,38 @@ fn checked_run<T: SimTarget>(target: &T, scenario: &Value) -> (Vec<Violation>, u
         }
     }
     (out, events)
+}
+
+/// How much of the log the `causality` check has read, and the time of its last entry.
+#[derive(Default)]
+struct CausalWatch {
+    seen: usize,
+    last_time: Millis,
+}
+
+impl CausalWatch {
+    fn check(&mut self, sim: &dyn Simulation, out: &mut Vec<Violation>) {
+        let len = sim.log_len();
+        for i in self.seen..len {
+            let at = sim.log_time(i);
+            if sim.log_cause(i).is_some_and(|c| c >= i) {
+                out.push(Violation {
+                    invariant: "causality",
+                    at,
+                    detail: format!("#{i} is caused by the later #{:?}", sim.log_cause(i)),
+                });
+            }
+            if at < self.last_time {
+                out.push(Violation {
+                    invariant: "causality",
+                    at,
+                    detail: format!("#{i} at t={at} comes after t={}", self.last_time),
+                });
+            }
+            self.last_time = at;
+        }
+        self.seen = len;
+    }
 }
 
 /// Shrinks a failing scenario: repeatedly takes the first smaller variant that still breaks the

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::simtest::draw::{between, chance, pick};
 use mqviz_engine::SplitMix64;
 
 /// How long a generated run continues after its last churn and its last send: channel expiry
@@ -17,18 +18,6 @@ const ROOMS: [&str; 2] = ["r1", "r2"];
 const TAGS: [&str; 5] = ["A", "B", "C", "Aa", "BB"];
 const SQL: [&str; 6] =
     ["a > 5", "a > 5 AND region = 'eu'", "region = 'eu' OR a < 3", "a BETWEEN 2 AND 8", "TAGS = 'A'", "UNIQ_KEY IS NOT NULL"];
-
-fn pick<'a>(rng: &mut SplitMix64, items: &[&'a str]) -> &'a str {
-    items[rng.index(items.len())]
-}
-
-fn chance(rng: &mut SplitMix64, percent: u64) -> bool {
-    rng.below(100) < percent
-}
-
-fn between(rng: &mut SplitMix64, lo: u64, hi: u64) -> u64 {
-    lo + rng.below(hi - lo + 1)
-}
 
 struct Topic {
     name: String,

@@ -6,7 +6,7 @@ pub mod shrink;
 
 use serde_json::Value;
 
-use super::{rng_for, SimTarget, Violation};
+use super::{rng_for, Property, SimTarget, Violation};
 use mqviz_model::Simulation;
 
 /// Plugs the RocketMQ model into the simulation-testing driver.
@@ -34,5 +34,9 @@ impl SimTarget for RocketMqTarget {
 
     fn shrink_candidates(&self, scenario: &Value) -> Vec<Value> {
         shrink::candidates(scenario)
+    }
+
+    fn properties(&self) -> &'static [Property] {
+        invariants::PROPERTIES
     }
 }
