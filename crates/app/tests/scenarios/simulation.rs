@@ -2,9 +2,10 @@
 //! every step and at the end, determinism and checkpoint replay, shrinking on failure.
 //!
 //! `MQVIZ_SEED=S` runs seed S alone (or `MQVIZ_NUM` seeds from S); `MQVIZ_NUM=N` sets how many
-//! (default 300). A failure prints the seed and the shrunk scenario JSON. `mqviz fuzz` runs as
-//! many seeds as asked.
+//! (default 300 for RocketMQ, 200 for Kafka, whose runs are longer). A failure prints the seed and
+//! the shrunk scenario JSON. `mqviz fuzz --model M` runs as many seeds as asked.
 
+use mqviz_app::simtest::kafka::KafkaTarget;
 use mqviz_app::simtest::rocketmq::RocketMqTarget;
 use mqviz_app::simtest::{run_seed, shrink, SimTarget};
 
@@ -12,29 +13,39 @@ fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
-#[test]
-fn random_scenarios_keep_every_invariant() {
-    let target = RocketMqTarget;
+fn keeps_every_invariant<T: SimTarget>(target: &T, default_count: u64) {
     let from = env_u64("MQVIZ_SEED").unwrap_or(0);
-    let count = env_u64("MQVIZ_NUM").unwrap_or(if std::env::var("MQVIZ_SEED").is_ok() { 1 } else { 300 });
+    let count = env_u64("MQVIZ_NUM").unwrap_or(if std::env::var("MQVIZ_SEED").is_ok() { 1 } else { default_count });
     let mut failures = Vec::new();
     for seed in from..from + count {
-        let outcome = run_seed(&target, seed);
+        let outcome = run_seed(target, seed);
         if !outcome.passed() {
             failures.push(outcome);
         }
     }
     if let Some(f) = failures.first() {
-        let shrunk = shrink(&target, &f.scenario, f.violations[0].invariant, 200);
+        let shrunk = shrink(target, &f.scenario, f.violations[0].invariant, 200);
         let listing: Vec<String> = failures.iter().map(|f| format!("seed {}: {}", f.seed, f.violations[0])).collect();
         panic!(
-            "{} of {count} seeds failed:\n{}\n\nreproduce with MQVIZ_SEED={} cargo test --no-default-features --test native simulation::\nshrunk scenario:\n{}",
+            "{}: {} of {count} seeds failed:\n{}\n\nreproduce with mqviz fuzz --model {} --from {} --seeds 1\nshrunk scenario:\n{}",
+            target.model(),
             failures.len(),
             listing.join("\n"),
+            target.model(),
             f.seed,
             serde_json::to_string_pretty(&shrunk).unwrap()
         );
     }
+}
+
+#[test]
+fn random_scenarios_keep_every_invariant() {
+    keeps_every_invariant(&RocketMqTarget, 300);
+}
+
+#[test]
+fn random_kafka_scenarios_keep_every_invariant() {
+    keeps_every_invariant(&KafkaTarget, 200);
 }
 
 /// The generator only makes scenarios the parser accepts, and they are not trivial.
@@ -73,7 +84,62 @@ fn regression_scenarios_keep_every_invariant() {
     assert!(!files.is_empty());
     for path in files {
         let scenario: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let (violations, _) = mqviz_app::simtest::run_scenario(&RocketMqTarget, &scenario);
+        let (violations, _) = match scenario["broker"].as_str() {
+            Some("kafka") => mqviz_app::simtest::run_scenario(&KafkaTarget, &scenario),
+            _ => mqviz_app::simtest::run_scenario(&RocketMqTarget, &scenario),
+        };
         assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+    }
+}
+
+/// The Kafka generator only makes scenarios the parser accepts, and they reach both protocols,
+/// every client assignor, static members, patterns, assign-only consumers and every kind of churn.
+#[test]
+fn generated_kafka_scenarios_are_valid_and_varied() {
+    let target = KafkaTarget;
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..300 {
+        let s = target.generate(seed);
+        mqviz_kafka::scenario::parse_scenario(&s.to_string()).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{s}"));
+        for g in s["groups"].as_array().unwrap() {
+            seen.insert(format!("protocol {}", g["protocol"].as_str().unwrap_or("classic")));
+            for a in g["assignors"].as_array().into_iter().flatten() {
+                seen.insert(format!("assignor {}", a.as_str().unwrap()));
+            }
+            for c in g["consumers"].as_array().unwrap() {
+                for key in ["groupInstanceId", "subscribePattern", "assign"] {
+                    if c.get(key).is_some() {
+                        seen.insert(key.to_string());
+                    }
+                }
+            }
+        }
+        for t in s["timeline"].as_array().unwrap() {
+            seen.insert(format!("action {}", t["action"].as_str().unwrap()));
+        }
+    }
+    for want in [
+        "protocol classic",
+        "protocol consumer",
+        "assignor range",
+        "assignor roundrobin",
+        "assignor sticky",
+        "assignor cooperative-sticky",
+        "groupInstanceId",
+        "subscribePattern",
+        "assign",
+        "action stopConsumer",
+        "action crashConsumer",
+        "action startConsumer",
+        "action addConsumer",
+        "action subscribe",
+        "action seek",
+        "action leaderChange",
+        "action truncate",
+        "action addPartitions",
+        "action createTopic",
+        "action setProtocol",
+    ] {
+        assert!(seen.contains(want), "no generated scenario has {want}: {seen:?}");
     }
 }

@@ -674,11 +674,14 @@ impl World {
     pub(super) fn note_skipped(&mut self, c: usize, pid: u32, new_offset: u64, why: &str) {
         let g = self.consumers[c].group;
         let committed = self.groups[g].committed.get(&pid).map(|x| x.0);
-        let from = committed.unwrap_or(0);
+        let from = self.skip_cursors.get(g).and_then(|cursors| cursors.get(&pid)).copied().unwrap_or(0);
         let p = &self.partitions[pid as usize];
         let to = new_offset.min(p.log_end());
         if from >= to {
             return;
+        }
+        if let Some(cursors) = self.skip_cursors.get_mut(g) {
+            cursors.insert(pid, to);
         }
         let msgs: Arc<[MsgId]> =
             p.records[from as usize..to as usize].iter().map(|r| r.msg).filter(|m| self.delivered(g, *m) == 0).collect();

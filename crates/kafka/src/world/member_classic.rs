@@ -54,8 +54,15 @@ pub struct ClassicClient {
     pub sticky_generation: i32,
     /// The subscription the last join was made with.
     pub joined_subscription: BTreeSet<String>,
-    /// The leader's view of the subscribed topics' partition counts when it assigned.
+    /// The leader's partition counts of the watched topics when it assigned, or when it returned
+    /// as a static leader and skipped the assignment (KIP-814 `assignmentSnapshot =
+    /// metadataSnapshot`). A topic the metadata does not know is left out, as Java's
+    /// `MetadataSnapshot` leaves it out, so its creation changes the view all the same.
     pub assignment_snapshot: Option<BTreeMap<String, u32>>,
+    /// The group subscription the leader watches (`updateGroupSubscription`): every member's
+    /// topics at the last join it led. This model's metadata always covers every topic, so the
+    /// watched topics are known at once rather than after the next metadata update.
+    pub watched_topics: BTreeSet<String>,
 }
 
 impl Default for ClassicClient {
@@ -76,6 +83,7 @@ impl Default for ClassicClient {
             sticky_generation: -1,
             joined_subscription: BTreeSet::new(),
             assignment_snapshot: None,
+            watched_topics: BTreeSet::new(),
         }
     }
 }
@@ -111,9 +119,9 @@ impl World {
         if cl.state == ClientState::Stable && !cl.rejoin_needed {
             if cl.joined_subscription != subscription {
                 self.request_rejoin(c, "the subscription changed since the last join");
-            } else if let Some(snapshot) = cl.assignment_snapshot.clone() {
-                let now = self.metadata_counts(c, snapshot.keys().cloned());
-                if now != snapshot {
+            } else if let Some(snapshot) = &cl.assignment_snapshot {
+                let watched = subscription.iter().chain(&cl.watched_topics).cloned();
+                if self.metadata_counts(c, watched) != *snapshot {
                     self.request_rejoin(c, "the leader saw the partition counts change");
                 }
             }
@@ -239,6 +247,7 @@ impl World {
         cl.hb_seq += 1;
         cl.is_leader = false;
         cl.assignment_snapshot = None;
+        cl.watched_topics.clear();
         if !keep_member_id {
             cl.member_id = Name::from("");
         }
@@ -288,6 +297,19 @@ impl World {
         let (inc, seq, interval) = (con.inc, con.classic.hb_seq, con.config.heartbeat_interval_ms);
         let is_leader = con.classic.is_leader;
         self.schedule(interval, Action::HeartbeatTick { c, inc, seq });
+        // Only the leader watches the group's metadata (`onJoinComplete`).
+        if is_leader {
+            let watched: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
+            if ok.skip_assignment {
+                let own = self.consumers[c].subs.subscription();
+                self.consumers[c].classic.assignment_snapshot =
+                    Some(self.metadata_counts(c, own.into_iter().chain(watched.iter().cloned())));
+            }
+            self.consumers[c].classic.watched_topics = watched;
+        } else {
+            self.consumers[c].classic.assignment_snapshot = None;
+            self.consumers[c].classic.watched_topics.clear();
+        }
         let assignments = if is_leader && !ok.skip_assignment {
             match self.leader_assign(c, &ok) {
                 Ok(a) => Some(a),

@@ -130,6 +130,10 @@ pub struct World {
     pub fates: Vec<Fate>,
     /// Per group, how many times each message was handed to one of its consumers.
     pub deliveries: Vec<Vec<u16>>,
+    /// Per group and partition, the offset below which every record was delivered to the group
+    /// or reported skipped: where the next skip report starts. A committed offset is no such
+    /// mark: a seek past the log end commits an offset that records appended later fall under.
+    pub skip_cursors: Vec<BTreeMap<u32, u64>>,
     /// Keys in order of first use: a key's index is its colour key (at most `MAX_KEY_COLOURS`).
     pub key_labels: Vec<Name>,
     key_index: crate::fast_hash::LookupMap<Name, u32>,
@@ -172,6 +176,7 @@ impl World {
             messages: Vec::new(),
             fates: Vec::new(),
             deliveries: Vec::new(),
+            skip_cursors: Vec::new(),
             key_labels: Vec::new(),
             key_index: Default::default(),
             msg_events: Vec::new(),
@@ -197,6 +202,7 @@ impl World {
         w.messages.reserve(room);
         w.fates.reserve(room);
         w.deliveries = vec![Vec::with_capacity(room); scenario.groups.len()];
+        w.skip_cursors = vec![BTreeMap::new(); scenario.groups.len()];
         for (gi, g) in scenario.groups.iter().enumerate() {
             w.groups.push(Group::new(g, w.coordinator_for(&g.name)));
             for c in &g.consumers {
@@ -292,6 +298,21 @@ impl World {
                     }
                 }
             }
+            Event::Truncated { part, offset, .. } => {
+                for cursors in &mut self.skip_cursors {
+                    if let Some(cursor) = cursors.get_mut(&part.pid) {
+                        *cursor = (*cursor).min(*offset);
+                    }
+                }
+                self.mark_skipped(kind);
+            }
+            Event::Skipped { .. } => self.mark_skipped(kind),
+            _ => {}
+        }
+    }
+
+    fn mark_skipped(&mut self, kind: &Event) {
+        match kind {
             Event::Skipped { msgs, .. } | Event::Truncated { lost: msgs, .. } => {
                 for &m in msgs.iter() {
                     if let Some(f) = self.fates.get_mut(m as usize) {

@@ -11,6 +11,7 @@ use mqviz_engine::Millis;
 use mqviz_kafka::assignor::TopicPartition;
 use mqviz_kafka::events::{Event, MsgId, Name, Part};
 use mqviz_kafka::scenario::{GroupProtocol, SubscriptionSpec};
+use mqviz_kafka::world::member_kip848::CgClientState;
 use mqviz_kafka::world::{ClassicState, Consumer, ModernState, World};
 use mqviz_model::Simulation;
 
@@ -43,6 +44,10 @@ pub struct Watch {
     /// (group, message) skipped by a position move.
     skipped: BTreeSet<(usize, MsgId)>,
     truncated: BTreeSet<MsgId>,
+    /// Group -> how many partitions existed (pids below it) when its leader last ran the assignor.
+    assigned_below: BTreeMap<Name, u32>,
+    /// Groups whose leader has since returned as a static member and skipped the assignment.
+    leader_skipped: BTreeSet<Name>,
 }
 
 fn violation(out: &mut Vec<Violation>, invariant: &'static str, at: Millis, detail: String) {
@@ -164,6 +169,16 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
                     watch.skipped.extend(msgs.iter().map(|&m| (g, m)));
                 }
             }
+            Event::AssignmentComputed { group, .. } => {
+                watch.assigned_below.insert(group.clone(), w.partitions.len() as u32);
+                watch.leader_skipped.remove(group);
+            }
+            Event::StaticMemberReplaced { group, new, rebalance: false, .. } => {
+                let leads = w.find_group(group).is_some_and(|g| w.groups[g].classic.leader.as_ref() == Some(new));
+                if leads {
+                    watch.leader_skipped.insert(group.clone());
+                }
+            }
             Event::Committed { group, client, offsets, .. } => {
                 let Some(g) = w.find_group(group) else { continue };
                 for (part, offset) in offsets {
@@ -200,7 +215,7 @@ pub fn check_end(scenario: &Value, w: &World, watch: &Watch, out: &mut Vec<Viola
         return;
     }
     let quiet = quiet_from(scenario);
-    check_stable_assignment(w, out);
+    check_stable_assignment(w, watch, out);
     check_records_accounted(w, watch, quiet, out);
 }
 
@@ -234,16 +249,11 @@ fn check_duplicates(w: &World, watch: &Watch, out: &mut Vec<Violation>) {
     }
 }
 
-/// The partitions a member's subscription names, against the topics that exist now.
+/// The partitions of the topics a member is subscribed to now, as its `SubscriptionState` holds
+/// them: a `subscribe` call that threw left the previous subscription in place, and a pattern is
+/// as its last metadata matched it.
 fn subscribed(w: &World, c: &Consumer) -> BTreeSet<u32> {
-    let topics: Vec<usize> = match &c.subscription {
-        Some(SubscriptionSpec::Topics(list)) => list.iter().filter_map(|t| w.topic_index(t)).collect(),
-        Some(SubscriptionSpec::Pattern(p)) => match mqviz_kafka::pattern::TopicPattern::compile(p) {
-            Ok(pattern) => (0..w.topics.len()).filter(|&t| pattern.matches(&w.topics[t].name)).collect(),
-            Err(_) => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    let topics: Vec<usize> = c.subs.subscription().iter().filter_map(|t| w.topic_index(t)).collect();
     topics.iter().flat_map(|&t| w.topics[t].pids.iter().copied()).collect()
 }
 
@@ -253,6 +263,25 @@ fn owned(w: &World, c: &Consumer) -> Vec<u32> {
 
 fn label(w: &World, pids: impl IntoIterator<Item = u32>) -> String {
     pids.into_iter().map(|p| w.partitions[p as usize].part.label.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// A consumer-protocol member whose pattern matches no topic stays out of the group: the
+/// subscription `subscribeFromPattern` computes is unchanged (empty), so no
+/// `SubscriptionChangeEvent` reaches the membership manager and it never leaves UNSUBSCRIBED.
+fn never_joins(c: &Consumer) -> bool {
+    c.protocol == GroupProtocol::Consumer && c.modern.state == CgClientState::Unsubscribed && c.subs.subscription().is_empty()
+}
+
+/// Java's `allSubscriptionsEqual` skips an empty first subscription when it initialises the
+/// reference set, so a sticky leader may treat a group where one member's pattern matches nothing
+/// as uniformly subscribed and hand that member partitions. The member finds the assignment does
+/// not match its subscription and rejoins, and while the `HashMap` order stays the same the group
+/// can rebalance for ever. Upstream behaviour: the group is exempt from the settled-group checks.
+fn sticky_may_loop(w: &World, g: usize, members: &[&Consumer]) -> bool {
+    let group = &w.groups[g];
+    let sticky = matches!(group.classic.protocol_name.as_deref(), Some("sticky" | "cooperative-sticky"));
+    let empty = members.iter().filter(|c| c.subs.subscription().is_empty()).count();
+    group.protocol == GroupProtocol::Classic && sticky && empty > 0 && empty < members.len()
 }
 
 /// Whether the group's coordinator and every running member agree the group is stable.
@@ -272,14 +301,20 @@ fn is_stable(w: &World, g: usize, members: &[&Consumer]) -> bool {
     }
 }
 
-fn check_stable_assignment(w: &World, out: &mut Vec<Violation>) {
+fn check_stable_assignment(w: &World, watch: &Watch, out: &mut Vec<Violation>) {
     for g in 0..w.groups.len() {
-        let members: Vec<&Consumer> =
-            w.consumers.iter().filter(|c| c.group == g && c.running() && group_member(w, &c.client_id).is_some()).collect();
+        let members: Vec<&Consumer> = w
+            .consumers
+            .iter()
+            .filter(|c| c.group == g && c.running() && group_member(w, &c.client_id).is_some() && !never_joins(c))
+            .collect();
         if members.is_empty() {
             continue;
         }
         let name = &w.groups[g].name;
+        if sticky_may_loop(w, g, &members) {
+            continue;
+        }
         if !is_stable(w, g, &members) {
             violation(out, "stable-assignment", w.now, format!("{name} is not stable {SETTLE} ms after the churn stopped"));
             continue;
@@ -310,7 +345,12 @@ fn check_stable_assignment(w: &World, out: &mut Vec<Violation>) {
             }
             wanted.extend(subs);
         }
-        let missing: Vec<u32> = wanted.iter().copied().filter(|p| !holder.contains_key(p)).collect();
+        // A static leader that returned and skipped the assignment takes its snapshot from the
+        // metadata it sees then (KIP-814), so partitions created while it was away, after the
+        // last assignment, look unchanged to it: nobody takes them until another rebalance.
+        let unseen =
+            |p: &u32| watch.leader_skipped.contains(name) && watch.assigned_below.get(name).is_some_and(|below| p >= below);
+        let missing: Vec<u32> = wanted.iter().copied().filter(|p| !holder.contains_key(p) && !unseen(p)).collect();
         if !missing.is_empty() {
             violation(out, "stable-assignment", w.now, format!("{name}: nobody holds {}", label(w, missing)));
         }
