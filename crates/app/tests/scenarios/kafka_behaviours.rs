@@ -283,3 +283,49 @@ fn records_under_a_seek_past_the_end_are_reported_skipped() {
     let report = mqviz_app::registry::run(&text).unwrap().report_text();
     assert!(!report.contains("still in the log when the run ended"), "record 5 is below the position: {report}");
 }
+
+/// A subscribed topic the brokers do not know yet is asked for again after `retry.backoff.ms`,
+/// doubling up to `retry.backoff.max.ms` (1 s), not at `metadata.max.age.ms` (5 min): created at
+/// 8 s, it is seen and assigned within about a second.
+#[test]
+fn a_subscribed_topic_created_later_is_seen_within_the_metadata_backoff() {
+    let groups = json!([{"name": "g", "consumers": [{"clientId": "a", "subscribe": ["t", "later"]}]}]);
+    let timeline = json!([{"at": 8000, "action": "createTopic", "topic": {"name": "later", "partitions": 2}}]);
+    let w = run(&scenario(groups, timeline, 20_000));
+    let seen = w.log.entries().iter().find(|e| e.kind.to_string().contains("metadata a: new topic later")).map(|e| e.at);
+    assert!(seen.is_some_and(|at| (8000..=9100).contains(&at)), "seen at {seen:?}: {:?}", lines(&w));
+    let total: usize = w.consumers.iter().map(|c| c.subs.assigned_partitions().len()).sum();
+    assert_eq!(total, 6, "{:?}", lines(&w));
+}
+
+/// The member leaves as its poll timer runs out, not at its next heartbeat: the classic heartbeat
+/// thread re-checks the timer every `retry.backoff.ms` while it waits, and KIP-848's heartbeat
+/// manager sleeps no longer than the timer. Long heartbeat intervals make the old lateness plain.
+#[test]
+fn the_poll_timeout_is_acted_on_when_it_expires() {
+    for protocol in ["classic", "consumer"] {
+        let groups = json!([{"name": "g", "protocol": protocol, "autoOffsetReset": "earliest", "heartbeatIntervalMs": 3000,
+            "consumers": [{"clientId": "slow", "subscribe": ["t"], "maxPollIntervalMs": 8000, "recordProcessingMs": 300,
+                "maxPollRecords": 60}]}]);
+        let w = run(&scenario(groups, json!([]), 40_000));
+        let entries = w.log.entries();
+        let expired = entries
+            .iter()
+            .find(|e| matches!(e.kind, Event::PollTimeoutExpired { .. }))
+            .unwrap_or_else(|| panic!("{protocol}: {:?}", lines(&w)));
+        // The poll before it: the last `polled` entry of slow.
+        let last_poll = entries
+            .iter()
+            .filter(|e| e.at <= expired.at && e.kind.to_string().starts_with("polled slow"))
+            .map(|e| e.at)
+            .next_back()
+            .expect("slow polled");
+        let late = expired.at - (last_poll + 8000);
+        assert!(
+            late <= 100,
+            "{protocol}: the timer ran out at {} and slow left at {} ({late} ms late)",
+            last_poll + 8000,
+            expired.at
+        );
+    }
+}

@@ -39,6 +39,8 @@ pub struct ClientMetadata {
     pub refresh_seq: u64,
     /// Bumped whenever the cache changes (`Metadata.updateVersion`).
     pub version: u64,
+    /// Retries in a row for subscribed topics the brokers do not know yet.
+    pub missing_retries: u32,
 }
 
 impl ClientMetadata {

@@ -158,7 +158,31 @@ impl World {
             self.emit(Event::MetadataUpdated { client, changes: text });
             self.refresh_pattern_subscription(c);
         }
+        self.retry_missing_topics(c);
         self.wake_if_waiting(c);
+    }
+
+    /// `Metadata.handleMetadataResponse`: UNKNOWN_TOPIC_OR_PARTITION for a requested topic is
+    /// retriable, so the client asks again after `retry.backoff.ms` (100 ms), doubling up to
+    /// `retry.backoff.max.ms` (1 s), instead of waiting for `metadata.max.age.ms`. The requested
+    /// topics are the subscription and, for a classic leader, the group's. (Java adds 20% jitter;
+    /// the model has none, so runs stay reproducible without drawing from the seed.)
+    fn retry_missing_topics(&mut self, c: usize) {
+        const RETRY_BACKOFF_MS: Millis = 100;
+        const RETRY_BACKOFF_MAX_MS: Millis = 1_000;
+        let con = &self.consumers[c];
+        let subscription = con.subs.subscription();
+        let mut requested = subscription.iter().chain(&con.classic.watched_topics);
+        let missing = con.pattern.is_none() && requested.any(|t| !con.meta.topics.contains_key(t.as_str()));
+        if !missing {
+            self.consumers[c].meta.missing_retries = 0;
+            return;
+        }
+        let retries = con.meta.missing_retries.min(4);
+        let delay = (RETRY_BACKOFF_MS << retries).min(RETRY_BACKOFF_MAX_MS);
+        let inc = con.inc;
+        self.consumers[c].meta.missing_retries += 1;
+        self.schedule(delay, Action::MetadataRetry { c, inc });
     }
 
     /// Re-evaluates a pattern subscription against the topics the client knows.

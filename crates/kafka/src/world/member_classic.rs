@@ -12,6 +12,7 @@ use super::coordinator_classic::{JoinMeta, JoinOk, JoinRequest, SyncRequest};
 use super::*;
 use crate::assignor::{self, ClientAssignor, ClientMember, Cluster, TopicMetadata};
 use crate::classic_group::{rebalance_protocol, RebalanceProtocol};
+use crate::scenario::GroupProtocol;
 
 /// `AbstractCoordinator.MemberState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,6 +502,34 @@ impl World {
         let (latency, interval) = (con.latency, con.config.heartbeat_interval_ms);
         self.schedule(latency, request);
         self.schedule(interval, Action::HeartbeatTick { c, inc, seq });
+        self.arm_poll_timer(c, inc, seq, interval);
+    }
+
+    /// Wakes the heartbeat thread when the poll timer runs out before the next heartbeat is due.
+    /// Java's classic heartbeat thread re-checks `pollTimeoutExpired` every `retry.backoff.ms`
+    /// (100 ms) while it waits, and KIP-848's heartbeat manager sleeps no longer than the poll
+    /// timer (`maximumTimeToWait`), so the member leaves as the timer expires, not a whole
+    /// heartbeat interval later. The model takes the expiry itself, within those 100 ms.
+    pub(super) fn arm_poll_timer(&mut self, c: usize, inc: u32, seq: u64, interval: Millis) {
+        let con = &self.consumers[c];
+        let expires_in = (con.app.last_poll + con.config.max_poll_interval_ms + 1).saturating_sub(self.now);
+        if expires_in < interval {
+            self.schedule(expires_in, Action::PollTimerExpiry { c, inc, seq });
+        }
+    }
+
+    pub(super) fn poll_timer_expiry(&mut self, c: usize, inc: u32, seq: u64) {
+        if !self.alive(c, inc) {
+            return;
+        }
+        let con = &self.consumers[c];
+        if self.now.saturating_sub(con.app.last_poll) <= con.config.max_poll_interval_ms {
+            return;
+        }
+        match con.protocol {
+            GroupProtocol::Classic => self.heartbeat_tick(c, inc, seq),
+            GroupProtocol::Consumer => self.cg_heartbeat_tick(c, inc, seq),
+        }
     }
 
     /// `max.poll.interval.ms` passed since the last `poll()`: leave (dynamic members send

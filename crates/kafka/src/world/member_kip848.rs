@@ -158,6 +158,7 @@ impl World {
         self.send_cg_heartbeat(c);
         let interval = self.consumers[c].modern.interval;
         self.schedule(interval, Action::CgHeartbeatTick { c, inc, seq });
+        self.arm_poll_timer(c, inc, seq, interval);
     }
 
     fn lose_partitions(&mut self, c: usize, why: &'static str) {

@@ -65,46 +65,202 @@ pub struct Group {
 #[derive(Clone, Debug)]
 pub(crate) enum Action {
     Command(super::scenario::Action),
-    ProduceNext { producer: usize, send: usize, i: u32 },
-    ProduceArrive { producer: usize, pid: u32, records: Vec<produce::Pending> },
+    ProduceNext {
+        producer: usize,
+        send: usize,
+        i: u32,
+    },
+    ProduceArrive {
+        producer: usize,
+        pid: u32,
+        records: Vec<produce::Pending>,
+    },
 
-    Poll { c: usize, inc: u32, seq: u64 },
-    ProcessingDone { c: usize, inc: u32, records: u32 },
+    Poll {
+        c: usize,
+        inc: u32,
+        seq: u64,
+    },
+    ProcessingDone {
+        c: usize,
+        inc: u32,
+        records: u32,
+    },
 
-    MetadataArrive { c: usize, inc: u32 },
-    MetadataResponse { c: usize, inc: u32, snapshot: Arc<fetch::MetadataSnapshot> },
-    MetadataRefresh { c: usize, inc: u32, seq: u64 },
-    FetchArrive { broker: usize, request: fetch::FetchRequest },
-    FetchWaitExpired { broker: usize, id: u64 },
-    FetchResponse { c: usize, inc: u32, broker: usize, parts: Vec<fetch::FetchPart> },
-    ListOffsetsArrive { broker: usize, c: usize, inc: u32, parts: Vec<(u32, crate::fetch_state::OffsetResetStrategy)> },
-    ListOffsetsResponse { c: usize, inc: u32, parts: Vec<fetch::ListOffsetsPart> },
-    EpochsArrive { broker: usize, c: usize, inc: u32, parts: Vec<fetch::EpochRequestPart> },
-    EpochsResponse { c: usize, inc: u32, parts: Vec<fetch::EpochResponsePart> },
+    MetadataArrive {
+        c: usize,
+        inc: u32,
+    },
+    MetadataResponse {
+        c: usize,
+        inc: u32,
+        snapshot: Arc<fetch::MetadataSnapshot>,
+    },
+    MetadataRefresh {
+        c: usize,
+        inc: u32,
+        seq: u64,
+    },
+    MetadataRetry {
+        c: usize,
+        inc: u32,
+    },
+    FetchArrive {
+        broker: usize,
+        request: fetch::FetchRequest,
+    },
+    FetchWaitExpired {
+        broker: usize,
+        id: u64,
+    },
+    FetchResponse {
+        c: usize,
+        inc: u32,
+        broker: usize,
+        parts: Vec<fetch::FetchPart>,
+    },
+    ListOffsetsArrive {
+        broker: usize,
+        c: usize,
+        inc: u32,
+        parts: Vec<(u32, crate::fetch_state::OffsetResetStrategy)>,
+    },
+    ListOffsetsResponse {
+        c: usize,
+        inc: u32,
+        parts: Vec<fetch::ListOffsetsPart>,
+    },
+    EpochsArrive {
+        broker: usize,
+        c: usize,
+        inc: u32,
+        parts: Vec<fetch::EpochRequestPart>,
+    },
+    EpochsResponse {
+        c: usize,
+        inc: u32,
+        parts: Vec<fetch::EpochResponsePart>,
+    },
 
-    CommitArrive { g: usize, request: commit::CommitRequest },
-    CommitResponse { c: usize, inc: u32, id: u64, error: Option<&'static str> },
-    OffsetFetchArrive { g: usize, c: usize, inc: u32, pids: Vec<u32> },
-    OffsetFetchResponse { c: usize, inc: u32, offsets: Vec<(u32, Option<fetch::Committed>)> },
+    CommitArrive {
+        g: usize,
+        request: commit::CommitRequest,
+    },
+    CommitResponse {
+        c: usize,
+        inc: u32,
+        id: u64,
+        error: Option<&'static str>,
+    },
+    OffsetFetchArrive {
+        g: usize,
+        c: usize,
+        inc: u32,
+        pids: Vec<u32>,
+    },
+    OffsetFetchResponse {
+        c: usize,
+        inc: u32,
+        offsets: Vec<(u32, Option<fetch::Committed>)>,
+    },
 
-    JoinArrive { g: usize, request: coordinator_classic::JoinRequest },
-    JoinResponse { c: usize, inc: u32, response: coordinator_classic::JoinResponse },
-    SyncArrive { g: usize, request: coordinator_classic::SyncRequest },
-    SyncResponse { c: usize, inc: u32, generation: i32, result: Result<Vec<TopicPartition>, &'static str> },
-    HeartbeatTick { c: usize, inc: u32, seq: u64 },
-    HeartbeatArrive { g: usize, c: usize, inc: u32, member: Name, instance: Option<Name>, generation: i32 },
-    HeartbeatResponse { c: usize, inc: u32, generation: i32, member: Name, error: Option<&'static str> },
-    LeaveArrive { g: usize, member: Name, instance: Option<Name>, reason: &'static str },
-    InitialJoinDelay { g: usize, round: u64, delay: Millis, remaining: Millis },
-    JoinTimeout { g: usize, round: u64 },
-    SyncTimeout { g: usize, generation: i32, round: u64 },
-    SessionExpiry { g: usize, member: Name, token: u64 },
+    JoinArrive {
+        g: usize,
+        request: coordinator_classic::JoinRequest,
+    },
+    JoinResponse {
+        c: usize,
+        inc: u32,
+        response: coordinator_classic::JoinResponse,
+    },
+    SyncArrive {
+        g: usize,
+        request: coordinator_classic::SyncRequest,
+    },
+    SyncResponse {
+        c: usize,
+        inc: u32,
+        generation: i32,
+        result: Result<Vec<TopicPartition>, &'static str>,
+    },
+    HeartbeatTick {
+        c: usize,
+        inc: u32,
+        seq: u64,
+    },
+    /// The poll timer of the heartbeat chain `seq` runs out (if no `poll()` came since).
+    PollTimerExpiry {
+        c: usize,
+        inc: u32,
+        seq: u64,
+    },
+    HeartbeatArrive {
+        g: usize,
+        c: usize,
+        inc: u32,
+        member: Name,
+        instance: Option<Name>,
+        generation: i32,
+    },
+    HeartbeatResponse {
+        c: usize,
+        inc: u32,
+        generation: i32,
+        member: Name,
+        error: Option<&'static str>,
+    },
+    LeaveArrive {
+        g: usize,
+        member: Name,
+        instance: Option<Name>,
+        reason: &'static str,
+    },
+    InitialJoinDelay {
+        g: usize,
+        round: u64,
+        delay: Millis,
+        remaining: Millis,
+    },
+    JoinTimeout {
+        g: usize,
+        round: u64,
+    },
+    SyncTimeout {
+        g: usize,
+        generation: i32,
+        round: u64,
+    },
+    SessionExpiry {
+        g: usize,
+        member: Name,
+        token: u64,
+    },
 
-    CgHeartbeatTick { c: usize, inc: u32, seq: u64 },
-    CgHeartbeatArrive { g: usize, request: coordinator_kip848::CgHeartbeatRequest },
-    CgHeartbeatResponse { c: usize, inc: u32, response: coordinator_kip848::CgHeartbeatResponse },
-    CgSessionExpiry { g: usize, member: Name, token: u64 },
-    CgRebalanceTimeout { g: usize, member: Name, epoch: i32, token: u64 },
+    CgHeartbeatTick {
+        c: usize,
+        inc: u32,
+        seq: u64,
+    },
+    CgHeartbeatArrive {
+        g: usize,
+        request: coordinator_kip848::CgHeartbeatRequest,
+    },
+    CgHeartbeatResponse {
+        c: usize,
+        inc: u32,
+        response: coordinator_kip848::CgHeartbeatResponse,
+    },
+    CgSessionExpiry {
+        g: usize,
+        member: Name,
+        token: u64,
+    },
+    CgRebalanceTimeout {
+        g: usize,
+        member: Name,
+        epoch: i32,
+        token: u64,
+    },
 }
 
 /// No action of this model forms a run: each is queued as its own entry.
@@ -414,6 +570,11 @@ impl World {
             Action::MetadataArrive { c, inc } => self.serve_metadata(c, inc),
             Action::MetadataResponse { c, inc, snapshot } => self.metadata_response(c, inc, &snapshot),
             Action::MetadataRefresh { c, inc, seq } => self.metadata_refresh_tick(c, inc, seq),
+            Action::MetadataRetry { c, inc } => {
+                if self.alive(c, inc) {
+                    self.request_metadata(c);
+                }
+            }
             Action::FetchArrive { broker, request } => self.serve_fetch(broker, request),
             Action::FetchWaitExpired { broker, id } => self.fetch_wait_expired(broker, id),
             Action::FetchResponse { c, inc, broker, parts } => self.fetch_response(c, inc, broker, parts),
@@ -430,6 +591,7 @@ impl World {
             Action::SyncArrive { g, request } => self.serve_sync(g, request),
             Action::SyncResponse { c, inc, generation, result } => self.sync_response(c, inc, generation, result),
             Action::HeartbeatTick { c, inc, seq } => self.heartbeat_tick(c, inc, seq),
+            Action::PollTimerExpiry { c, inc, seq } => self.poll_timer_expiry(c, inc, seq),
             Action::HeartbeatArrive { g, c, inc, member, instance, generation } => {
                 self.serve_heartbeat(g, c, inc, member, instance, generation)
             }
