@@ -13,7 +13,7 @@ const USAGE: &str = "usage:
   mqviz validate SCENARIO.json...              check scenario files, print every error with its JSON path
   mqviz conformance [--emit] VECTORS.json...   run conformance vectors (--emit: one JSON line per case for check.py)
   mqviz bench [throughput|load|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N] [--provenance on|off] [--memory-budget MB] [--warmup N]   run the benchmarks
-  mqviz fuzz [--model rocketmq|kafka|all] [--seeds N] [--from S] [--jobs J] [--no-shrink] [--list]   simulation testing over random scenarios";
+  mqviz fuzz [--model rocketmq|kafka|pulsar|all] [--seeds N] [--from S] [--jobs J] [--no-shrink] [--list]   simulation testing over random scenarios";
 
 pub fn main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {

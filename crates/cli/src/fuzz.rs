@@ -9,13 +9,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use mqviz_app::simtest::kafka::KafkaTarget;
+use mqviz_app::simtest::pulsar::PulsarTarget;
 use mqviz_app::simtest::rocketmq::RocketMqTarget;
 use mqviz_app::simtest::{run_seed, shrink, SeedOutcome, SimTarget, COMMON_PROPERTIES};
 
-const USAGE: &str = "usage: mqviz fuzz [--model rocketmq|kafka|all] [--seeds N] [--from S] [--jobs J] [--no-shrink]\n       mqviz fuzz --list | mqviz fuzz [--model M] --scenario SEED";
+const USAGE: &str = "usage: mqviz fuzz [--model rocketmq|kafka|pulsar|all] [--seeds N] [--from S] [--jobs J] [--no-shrink]\n       mqviz fuzz --list | mqviz fuzz [--model M] --scenario SEED";
 
 /// The models `--model` names, in the order `all` runs them.
-const MODELS: [&str; 2] = ["rocketmq", "kafka"];
+const MODELS: [&str; 3] = ["rocketmq", "kafka", "pulsar"];
 
 struct Options {
     models: Vec<&'static str>,
@@ -79,6 +80,7 @@ pub fn main(args: &[String]) -> ExitCode {
     for model in &o.models {
         failures += match *model {
             "kafka" => run_model(&KafkaTarget, &o),
+            "pulsar" => run_model(&PulsarTarget, &o),
             _ => run_model(&RocketMqTarget, &o),
         };
     }
@@ -100,6 +102,7 @@ fn list() {
     print("every model", COMMON_PROPERTIES);
     print("rocketmq", RocketMqTarget.properties());
     print("kafka", KafkaTarget.properties());
+    print("pulsar", PulsarTarget.properties());
 }
 
 /// One model's seeds, or the scenario of one seed (`--scenario`), as a file `mqviz run` reads.

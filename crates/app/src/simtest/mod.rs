@@ -15,6 +15,7 @@
 
 pub mod draw;
 pub mod kafka;
+pub mod pulsar;
 pub mod rocketmq;
 pub mod shrink;
 

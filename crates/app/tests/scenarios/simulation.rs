@@ -2,10 +2,11 @@
 //! every step and at the end, determinism and checkpoint replay, shrinking on failure.
 //!
 //! `MQVIZ_SEED=S` runs seed S alone (or `MQVIZ_NUM` seeds from S); `MQVIZ_NUM=N` sets how many
-//! (default 300 for RocketMQ, 200 for Kafka, whose runs are longer). A failure prints the seed and
+//! (default 300 for RocketMQ, 200 for Kafka and Pulsar, whose runs are longer). A failure prints the seed and
 //! the shrunk scenario JSON. `mqviz fuzz --model M` runs as many seeds as asked.
 
 use mqviz_app::simtest::kafka::KafkaTarget;
+use mqviz_app::simtest::pulsar::PulsarTarget;
 use mqviz_app::simtest::rocketmq::RocketMqTarget;
 use mqviz_app::simtest::{run_seed, shrink, SimTarget};
 
@@ -48,6 +49,11 @@ fn random_kafka_scenarios_keep_every_invariant() {
     keeps_every_invariant(&KafkaTarget, 200);
 }
 
+#[test]
+fn random_pulsar_scenarios_keep_every_invariant() {
+    keeps_every_invariant(&PulsarTarget, 200);
+}
+
 /// The generator only makes scenarios the parser accepts, and they are not trivial.
 #[test]
 fn generated_scenarios_are_valid_and_varied() {
@@ -86,6 +92,7 @@ fn regression_scenarios_keep_every_invariant() {
         let scenario: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let (violations, _) = match scenario["broker"].as_str() {
             Some("kafka") => mqviz_app::simtest::run_scenario(&KafkaTarget, &scenario),
+            Some("pulsar") => mqviz_app::simtest::run_scenario(&PulsarTarget, &scenario),
             _ => mqviz_app::simtest::run_scenario(&RocketMqTarget, &scenario),
         };
         assert!(violations.is_empty(), "{}: {violations:?}", path.display());
@@ -139,6 +146,59 @@ fn generated_kafka_scenarios_are_valid_and_varied() {
         "action addPartitions",
         "action createTopic",
         "action setProtocol",
+    ] {
+        assert!(seen.contains(want), "no generated scenario has {want}: {seen:?}");
+    }
+}
+
+/// The Pulsar generator only makes scenarios the parser accepts, and they reach every subscription
+/// type, both Key_Shared implementations, every ack mode the generator draws and every churn action.
+#[test]
+fn generated_pulsar_scenarios_are_valid_and_varied() {
+    let target = PulsarTarget;
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..300 {
+        let s = target.generate(seed);
+        mqviz_pulsar::scenario::parse_scenario(&s.to_string()).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{s}"));
+        for c in s["consumers"].as_array().unwrap() {
+            seen.insert(format!("type {}", c["subscriptionType"].as_str().unwrap()));
+            seen.insert(format!("ack {}", c["ack"]["mode"].as_str().unwrap()));
+            for key in ["ackTimeoutMs", "deadLetterPolicy"] {
+                if c.get(key).is_some() {
+                    seen.insert(key.to_string());
+                }
+            }
+        }
+        for t in s["timeline"].as_array().unwrap() {
+            seen.insert(format!("action {}", t["action"].as_str().unwrap()));
+        }
+        if s["config"]["subscriptionKeySharedUseClassicPersistentImplementation"] == true {
+            seen.insert("classic Key_Shared".to_string());
+        }
+        if s["topics"].as_array().unwrap().iter().any(|t| t.get("partitions").is_some()) {
+            seen.insert("partitioned".to_string());
+        }
+    }
+    for want in [
+        "type Exclusive",
+        "type Shared",
+        "type Failover",
+        "type Key_Shared",
+        "ack individual",
+        "ack cumulative",
+        "ack nack",
+        "ack never",
+        "ackTimeoutMs",
+        "deadLetterPolicy",
+        "action closeConsumer",
+        "action crashConsumer",
+        "action startConsumer",
+        "action addConsumer",
+        "action setAck",
+        "action redeliverUnacknowledged",
+        "action produce",
+        "classic Key_Shared",
+        "partitioned",
     ] {
         assert!(seen.contains(want), "no generated scenario has {want}: {seen:?}");
     }
