@@ -692,3 +692,23 @@ fn a_run_that_outgrows_its_memory_budget_stops_cleanly() {
     assert!(sim.report()["stopped"]["reason"].as_str().unwrap().starts_with(&format!("the run stopped at t={}", stop.at)));
     assert!(sim.report_text().contains("stopped early: "));
 }
+
+/// A delivery still on the wire when an Exclusive consumer calls `redeliverUnacknowledgedMessages`
+/// carries the old epoch: the client drops it, but counts it processed first, so its permit flows
+/// back. (Found by `mqviz fuzz --model pulsar`, seed 131: the model dropped it with its permit,
+/// and a consumer with a receiver queue of 1 was never sent anything again.)
+#[test]
+fn a_delivery_dropped_for_its_old_epoch_gives_its_permit_back() {
+    let w = run(&scenario(
+        20_000,
+        json!({"topics": [{"name": "t"}], "producers": [keyed_producer("t", 100, "k")],
+               "consumers": [{"name": "c", "topic": "t", "subscription": "s", "subscriptionType": "Exclusive",
+                              "receiverQueueSize": 1, "latencyMs": 5, "subscriptionInitialPosition": "Earliest"}],
+               "timeline": [{"at": 1300, "action": "redeliverUnacknowledged", "consumer": "c"}]}),
+    ));
+    assert!(count(&w, |e| matches!(e, Event::RedeliveryRequested { .. })) == 1);
+    let received: std::collections::BTreeSet<u32> = consumer(&w, "c").received.iter().map(|r| r.msg).collect();
+    assert_eq!(received.len(), 100, "every message reaches c after the redelivery");
+    let sub = &w.partitions[0].subscriptions[0];
+    assert_eq!(sub.cursor.backlog(), 0);
+}

@@ -31,11 +31,18 @@ impl World {
                 continue;
             }
             let Some(att) = con.attachments.get(it.attachment as usize) else { continue };
-            // Stale: another v4 consumer now, closed, or sent before a redeliver-all (epoch).
-            if att.consumer_id != it.consumer_id || att.closed || it.epoch < att.epoch {
+            // Stale: another v4 consumer now, or closed.
+            if att.consumer_id != it.consumer_id || att.closed {
                 continue;
             }
             let entry = self.partitions[it.partition as usize].entries[it.entry as usize];
+            if it.epoch < att.epoch {
+                // Sent before a redeliver-all: Java queues it, and `internalReceive` counts it
+                // processed (its permits flow back) before it skips it for its old epoch. Without
+                // the permits a small receiver queue would wait for ever (fuzz seed 131).
+                self.return_permits(it.consumer, it.attachment, entry.messages);
+                continue;
+            }
             if att.receiver_queue == 0 && entry.messages > 1 {
                 // ZeroQueueConsumerImpl cannot take a batch: it closes itself.
                 let con = &self.consumers[it.consumer as usize];
@@ -129,13 +136,20 @@ impl World {
         if let Some(t) = att.ack_timeout.as_mut() {
             t.add(d.entry);
         }
+        self.return_permits(c, d.attachment, 1);
+    }
+
+    /// Messages taken from the receiver queue give their permits back, in one FLOW once half the
+    /// queue's worth has been taken (`increaseAvailablePermits`).
+    fn return_permits(&mut self, c: u32, a: u32, messages: u32) {
+        let att = &mut self.consumers[c as usize].attachments[a as usize];
         if att.receiver_queue == 0 {
             return;
         }
-        att.taken_since_flow += 1;
+        att.taken_since_flow += messages;
         if att.taken_since_flow >= (att.receiver_queue / 2).max(1) {
             let permits = std::mem::take(&mut att.taken_since_flow);
-            self.send_flow(c, d.attachment, permits);
+            self.send_flow(c, a, permits);
         }
     }
 

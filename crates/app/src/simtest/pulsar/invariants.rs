@@ -15,6 +15,7 @@ pub const PROPERTIES: &[Property] = &[
     Property { name: "key-shared-order", asserts: "in a Key_Shared subscription that keeps order (no allowOutOfOrderDelivery, the PIP-379 implementation), entries of one sticky-key hash are never pending on two consumers at once: a consumer gets a hash only after the one before acked what it had of it" },
     Property { name: "mark-delete-monotonic", asserts: "a cursor's markDelete position never moves backwards" },
     Property { name: "single-active-dispatch", asserts: "an Exclusive or Failover subscription dispatches each read to one consumer only" },
+    Property { name: "no-silent-stall", asserts: "once settled, no message stored before the churn stopped is undelivered to a subscription for no reason but \"not dispatched yet\" while one of its consumers has permits and nothing was dispatched for 10 s" },
 ];
 
 /// What the step checks remember between steps.
@@ -23,7 +24,14 @@ pub struct Watch {
     seen: usize,
     /// (partition, subscription) -> the last markDelete position seen.
     mark_delete: BTreeMap<(u32, u32), i64>,
+    /// (partition, subscription) -> when it last dispatched.
+    last_dispatch: BTreeMap<(u32, u32), Millis>,
 }
+
+/// How long a subscription with undelivered messages and a consumer with permits may go without
+/// dispatching before it counts as stalled: longer than any nack delay, ack timeout or failover
+/// delay the generator draws.
+const STALL: Millis = 10_000;
 
 fn violation(out: &mut Vec<Violation>, invariant: &'static str, at: Millis, detail: String) {
     out.push(Violation { invariant, at, detail });
@@ -31,6 +39,43 @@ fn violation(out: &mut Vec<Violation>, invariant: &'static str, at: Millis, deta
 
 pub(super) fn world(sim: &dyn Simulation) -> &World {
     sim.as_any().downcast_ref::<World>().expect("the Pulsar target runs Pulsar worlds")
+}
+
+/// Checks at the end of the run.
+pub fn check_end(scenario: &serde_json::Value, w: &World, watch: &Watch, out: &mut Vec<Violation>) {
+    if w.budget_stop.is_some() {
+        return;
+    }
+    let quiet = scenario["until"].as_u64().unwrap_or(0).saturating_sub(super::generate::SETTLE);
+    let report = w.report();
+    let never = report["messages"]["neverDelivered"].as_array().cloned().unwrap_or_default();
+    for m in never {
+        let reason = m["reason"].as_str().unwrap_or_default();
+        if !reason.starts_with("not dispatched yet") {
+            continue;
+        }
+        let Some(msg) = m["msg"].as_u64().and_then(|id| w.messages.get(id as usize)) else { continue };
+        if msg.out.born_at > quiet {
+            continue;
+        }
+        let part = &w.partitions[msg.partition as usize];
+        let sub_name = m["subscription"].as_str().unwrap_or_default();
+        let Some(si) = part.subscription(sub_name) else { continue };
+        let sub = &part.subscriptions[si];
+        let idle_since = watch.last_dispatch.get(&(msg.partition, si as u32)).copied().unwrap_or(0);
+        if w.now.saturating_sub(idle_since) > STALL && sub.members.values().any(|member| member.permits > 0) {
+            violation(
+                out,
+                "no-silent-stall",
+                w.now,
+                format!(
+                    "{}/{sub_name}: message {} was never delivered, nothing was dispatched since t={idle_since} though a consumer has permits: {reason}",
+                    part.name, m["id"]
+                ),
+            );
+            return;
+        }
+    }
 }
 
 fn sub_label(w: &World, partition: u32, sub: u32) -> String {
@@ -62,6 +107,12 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
                 }
                 *last = (*last).max(mark_delete);
             }
+            Event::Dispatched { partition, sub, .. } => {
+                watch.last_dispatch.insert((partition, sub), e.at);
+            }
+            _ => {}
+        }
+        match e.kind {
             Event::Dispatched { partition, sub, consumers, .. } if consumers > 1 => {
                 let single = w.partitions[partition as usize]
                     .subscriptions

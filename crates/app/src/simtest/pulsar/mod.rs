@@ -33,7 +33,9 @@ impl SimTarget for PulsarTarget {
         invariants::check_step(invariants::world(sim), watch, out);
     }
 
-    fn check_end(&self, _scenario: &Value, _sim: &dyn Simulation, _watch: &Self::Watch, _out: &mut Vec<Violation>) {}
+    fn check_end(&self, scenario: &Value, sim: &dyn Simulation, watch: &Self::Watch, out: &mut Vec<Violation>) {
+        invariants::check_end(scenario, invariants::world(sim), watch, out);
+    }
 
     fn shrink_candidates(&self, scenario: &Value) -> Vec<Value> {
         shrink::candidates(scenario, &SHAPE)
