@@ -329,3 +329,25 @@ fn the_poll_timeout_is_acted_on_when_it_expires() {
         );
     }
 }
+
+/// A static member that closes and comes back gets the same generation again (no rebalance); the
+/// partitions it gave up on `close()` are not listed as revoked by that generation, as if a
+/// rebalance had revoked them.
+#[test]
+fn a_static_members_close_is_not_a_generations_revocation() {
+    let groups = json!([{"name": "g", "sessionTimeoutMs": 30000, "initialRebalanceDelayMs": 100, "consumers": [
+        {"clientId": "a", "groupInstanceId": "host-a", "subscribe": ["t"]},
+        {"clientId": "b", "groupInstanceId": "host-b", "subscribe": ["t"], "startAt": 500}]}]);
+    let timeline = json!([
+        {"at": 6000, "action": "stopConsumer", "clientId": "b"},
+        {"at": 7000, "action": "startConsumer", "clientId": "b"}]);
+    let text = scenario(groups, timeline, 12_000);
+    let w = run(&text);
+    assert!(has(&w, "partitions-revoked b [t-2, t-3] (close())"), "{:?}", lines(&w));
+    assert!(has(&w, "assigned b g generation 2 [t-2, t-3]"), "b comes back into generation 2: {:?}", lines(&w));
+    let report = mqviz_model::Simulation::report(&w);
+    let generations = report["groups"]["g"]["generations"].as_array().expect("generations").clone();
+    let second = generations.iter().find(|g| g["generation"] == 2).expect("generation 2");
+    assert_eq!(second["revoked"]["b"], json!([]), "{second}");
+    assert_eq!(second["assignment"]["b"], json!(["t-2", "t-3"]), "{second}");
+}

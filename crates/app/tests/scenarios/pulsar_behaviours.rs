@@ -712,3 +712,35 @@ fn a_delivery_dropped_for_its_old_epoch_gives_its_permit_back() {
     let sub = &w.partitions[0].subscriptions[0];
     assert_eq!(sub.cursor.backlog(), 0);
 }
+
+/// STICKY ranges are checked against the live range map when a consumer subscribes
+/// (`HashRangeExclusiveStickyKeyConsumerSelector.findConflictingConsumer`), and a leaver's ranges
+/// are dropped: a consumer may take the range of one that closed, and a conflict with a connected
+/// consumer fails that consumer's subscribe at run time, not the scenario file.
+#[test]
+fn sticky_ranges_conflict_with_connected_consumers_only() {
+    let sticky = |name: &str, range: [u32; 2], start: u64| {
+        json!({"name": name, "topic": "t", "subscription": "s", "subscriptionType": "Key_Shared", "startAt": start,
+               "subscriptionInitialPosition": "Earliest", "keySharedPolicy": {"mode": "STICKY", "ranges": [range]}})
+    };
+    let mut k1 = sticky("k1", [0, 65535], 0);
+    k1["closeAt"] = json!(3000);
+    let w = run(&scenario(
+        10_000,
+        json!({"topics": [{"name": "t"}], "producers": [keyed_producer("t", 50, "key-{i}")],
+               "consumers": [k1, sticky("k2", [0, 100], 4000), sticky("k3", [50, 200], 5000)]}),
+    ));
+    let failed: Vec<String> = w
+        .log
+        .iter()
+        .filter_map(|e| match &e.kind {
+            Event::SubscribeFailed { consumer, reason, .. } => {
+                Some(format!("{}: {reason}", w.consumers[*consumer as usize].name))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(failed[0].starts_with("k3: ConsumerAssignException: Range conflict with consumer k2"), "{failed:?}");
+    assert!(count(&w, |e| matches!(e, Event::Subscribed { consumer: 1, .. })) == 1, "k2 takes part of k1's freed range");
+}

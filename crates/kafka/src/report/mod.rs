@@ -292,6 +292,10 @@ fn generations(w: &World, g: usize) -> Vec<Value> {
     let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
     for e in w.log.entries() {
         match &e.kind {
+            // A member that closes or unsubscribes gives its partitions up by leaving, not because a
+            // rebalance revoked them: a static member that comes back gets the same generation
+            // again, which must not read as if that generation had revoked them.
+            Event::Revoked { reason: "close()" | "unsubscribe()", .. } => {}
             Event::Revoked { client, partitions, .. } if members.contains(&**client) => {
                 pending_revoked.entry(client.clone()).or_default().extend(part_names(partitions));
             }

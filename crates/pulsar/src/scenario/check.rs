@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::parse::{check_ack_fits, first_overlap};
+use super::parse::check_ack_fits;
 use super::*;
 use crate::scalable::{LayoutError, SegmentLayout};
 use mqviz_engine::json_path::Errors;
@@ -62,7 +62,6 @@ pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             Some(t) => check_consumer_fits_topic(c, t, p, e),
         }
     }
-    check_sticky_ranges(&specs, e);
     for (a, p) in s.timeline.iter().zip(paths) {
         let known = |name: &str| consumers.contains_key(name);
         match &a.action {
@@ -106,31 +105,6 @@ fn check_consumer_fits_topic(c: &ConsumerSpec, t: &TopicSpec, p: &str, e: &mut E
             e.push(&format!("{p}.consumerType"), format!("{:?} is not a scalable topic: use subscriptionType", t.name))
         }
         _ => {}
-    }
-}
-
-/// STICKY consumers of one subscription must not claim the same hashes (`Range conflict with consumer`).
-fn check_sticky_ranges(specs: &[(&ConsumerSpec, String)], e: &mut Errors) {
-    // (topic, subscription) -> ranges claimed so far, with their owner.
-    type Claims<'a> = BTreeMap<(&'a str, &'a str), Vec<(u32, u32, &'a str)>>;
-    let mut claimed: Claims = BTreeMap::new();
-    for (c, p) in specs {
-        let Some(ks) = c.key_shared().filter(|k| k.mode == crate::subscription::KeySharedMode::Sticky) else {
-            continue;
-        };
-        if first_overlap(&ks.ranges).is_some() {
-            continue; // already reported by the reader
-        }
-        let taken = claimed.entry((c.topic.as_str(), c.subscription.as_str())).or_default();
-        for (k, &(s, t)) in ks.ranges.iter().enumerate() {
-            if let Some(&(_, _, owner)) = taken.iter().find(|&&(a, b, _)| a.max(s) <= b.min(t)) {
-                e.push(
-                    &format!("{p}.keySharedPolicy.ranges[{k}]"),
-                    format!("ConsumerAssignException: Range conflict with consumer {owner} ([{s},{t}] overlaps its range)"),
-                );
-            }
-        }
-        taken.extend(ks.ranges.iter().map(|&(s, t)| (s, t, c.name.as_str())));
     }
 }
 

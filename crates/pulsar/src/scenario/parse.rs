@@ -575,7 +575,7 @@ fn read_key_shared(v: &Value, path: &str, e: &mut Errors) -> Option<KeySharedSpe
 }
 
 /// The first pair of overlapping ranges (indexes into `ranges`), if any.
-pub(super) fn first_overlap(ranges: &[(u32, u32)]) -> Option<(usize, usize)> {
+fn first_overlap(ranges: &[(u32, u32)]) -> Option<(usize, usize)> {
     for j in 0..ranges.len() {
         for i in 0..j {
             if ranges[i].0.max(ranges[j].0) <= ranges[i].1.min(ranges[j].1) {

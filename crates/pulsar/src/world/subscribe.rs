@@ -353,13 +353,36 @@ impl World {
                 let since_first_unacked = (sub.cursor.read_position() - sub.cursor.mark_delete() - 1).max(0) as u64;
                 let join = JoinContext::from_last_sent_position(sub.last_sent, since_first_unacked);
                 let draining_before = ks.draining.len();
-                ks.add_consumer(consumer_id, name, ranges.as_deref(), 0, join).map_err(|e| e.to_string())?;
+                if let Err(error) = ks.add_consumer(consumer_id, name, ranges.as_deref(), 0, join) {
+                    return Err(self.key_shared_error_text(partition, s, error));
+                }
+                let Some(Dispatcher::KeyShared(ks)) =
+                    self.partitions[partition as usize].subscriptions[s as usize].dispatcher.as_mut()
+                else {
+                    return Err("no dispatcher".into());
+                };
                 let changes =
                     super::ranges::changed(&before, &ks.selector.assignments(), super::ranges::Membership::Joined(consumer_id));
                 let newly_draining = ks.draining.len().saturating_sub(draining_before);
                 Ok(Box::new(move |w: &mut World| w.report_range_changes(partition, s, changes, newly_draining)))
             }
             None => Err("no dispatcher".into()),
+        }
+    }
+
+    /// The exception a refused Key_Shared subscribe reports, naming a conflicting consumer by its
+    /// name (upstream prints the `Consumer`, whose text includes `consumerName`).
+    fn key_shared_error_text(&self, partition: u32, s: u32, error: crate::key_shared::KeySharedError) -> String {
+        match error {
+            crate::key_shared::KeySharedError::RangeConflict { consumer } => {
+                let sub = &self.partitions[partition as usize].subscriptions[s as usize];
+                let owner = sub
+                    .members
+                    .get(&consumer)
+                    .map_or_else(|| consumer.to_string(), |m| self.consumers[m.consumer as usize].name.to_string());
+                format!("ConsumerAssignException: Range conflict with consumer {owner}")
+            }
+            other => other.to_string(),
         }
     }
 

@@ -47,7 +47,7 @@ pub fn check_end(scenario: &serde_json::Value, w: &World, watch: &Watch, out: &m
         return;
     }
     let quiet = scenario["until"].as_u64().unwrap_or(0).saturating_sub(super::generate::SETTLE);
-    let report = w.report();
+    let report = mqviz_pulsar::report::report_json(w);
     let never = report["messages"]["neverDelivered"].as_array().cloned().unwrap_or_default();
     for m in never {
         let reason = m["reason"].as_str().unwrap_or_default();
