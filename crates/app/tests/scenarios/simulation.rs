@@ -160,7 +160,7 @@ fn generated_pulsar_scenarios_are_valid_and_varied() {
     for seed in 0..300 {
         let s = target.generate(seed);
         mqviz_pulsar::scenario::parse_scenario(&s.to_string()).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{s}"));
-        for c in s["consumers"].as_array().unwrap() {
+        for c in s["consumers"].as_array().unwrap().iter().filter(|c| c.get("subscriptionType").is_some()) {
             seen.insert(format!("type {}", c["subscriptionType"].as_str().unwrap()));
             seen.insert(format!("ack {}", c["ack"]["mode"].as_str().unwrap()));
             for key in ["ackTimeoutMs", "deadLetterPolicy"] {
@@ -177,6 +177,11 @@ fn generated_pulsar_scenarios_are_valid_and_varied() {
         }
         if s["topics"].as_array().unwrap().iter().any(|t| t.get("partitions").is_some()) {
             seen.insert("partitioned".to_string());
+        }
+        for c in s["consumers"].as_array().unwrap() {
+            if let Some(kind) = c["consumerType"].as_str() {
+                seen.insert(format!("consumerType {kind}"));
+            }
         }
     }
     for want in [

@@ -4,12 +4,14 @@
 //! AUTO_SPLIT ranges, in order or not, the current or the classic implementation), consumers that
 //! ack one by one or cumulatively, nack, never ack, time out, dead-letter, process slowly, and
 //! churn (close, crash, restart, add, switch to acking, redeliver, produce) until `churn_until`;
-//! then the run settles for [`SETTLE`].
+//! sometimes a scalable topic of 1–4 segments with QUEUE and STREAM consumers, split and merged
+//! during the run; then the run settles for [`SETTLE`].
 
 use serde_json::{json, Value};
 
 use crate::simtest::draw::{between, chance, pick};
 use mqviz_engine::SplitMix64;
+use mqviz_pulsar::scalable::layout::SegmentLayout;
 
 /// How long a generated run continues after its last churn and its last send: nack delays (at
 /// most 3 s), ack timeouts (at most 5 s) and slow consumers (50 ms a message over a few hundred
@@ -84,6 +86,9 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
         }
     }
     let mut timeline = Vec::new();
+    if chance(rng, 30) {
+        scalable_topic(rng, churn_until, keys, &mut topics, &mut producers, &mut consumers, &mut timeline);
+    }
     for _ in 0..between(rng, 0, 8) {
         let at = between(rng, 0, churn_until);
         let who = consumers[rng.index(consumers.len())]["name"].as_str().unwrap_or_default().to_string();
@@ -160,4 +165,64 @@ fn consumer(rng: &mut SplitMix64, sub: &Subscription, name: &str, start: Value) 
         c["deadLetterPolicy"] = json!({"maxRedeliverCount": between(rng, 1, 3)});
     }
     c
+}
+
+/// A scalable topic `E` of 1–4 segments: a keyed producer, QUEUE and STREAM subscriptions, and
+/// splits and merges the layout allows, drawn in time order on the layout they will meet.
+fn scalable_topic(
+    rng: &mut SplitMix64,
+    churn_until: u64,
+    keys: u64,
+    topics: &mut Vec<Value>,
+    producers: &mut Vec<Value>,
+    consumers: &mut Vec<Value>,
+    timeline: &mut Vec<Value>,
+) {
+    let segments = between(rng, 1, 4);
+    topics.push(json!({"name": "E", "segments": segments}));
+    producers.push(json!({"name": "PE", "topic": "E", "batching": false, "latencyMs": between(rng, 0, 5),
+        "sends": [{"at": between(rng, 0, churn_until / 2), "count": between(rng, 10, 200), "intervalMs": between(rng, 5, 200),
+                   "key": format!("e{{i%{keys}}}")}]}));
+    for (s, kind) in ["QUEUE", "STREAM"].iter().enumerate() {
+        if s > 0 && chance(rng, 30) {
+            continue;
+        }
+        let kind = if chance(rng, 50) { *kind } else { pick(rng, &["QUEUE", "STREAM"]) };
+        for k in 0..between(rng, 1, 3) {
+            let mode = match kind {
+                "STREAM" => pick(rng, &["individual", "cumulative"]),
+                _ => pick(rng, &["individual", "individual", "nack", "never"]),
+            };
+            consumers.push(json!({
+                "name": format!("e{s}{k}"), "topic": "E", "subscription": format!("E{s}"), "consumerType": kind,
+                "subscriptionInitialPosition": "Earliest", "ack": {"mode": mode},
+                "startAt": between(rng, 0, churn_until / 2), "latencyMs": between(rng, 0, 5),
+                "negativeAckRedeliveryDelayMs": between(rng, 100, 3_000),
+            }));
+        }
+    }
+    let Ok(mut layout) = SegmentLayout::initial(segments as i64, 0) else { return };
+    let mut at = 0;
+    for _ in 0..between(rng, 0, 3) {
+        at = between(rng, at + 1, churn_until.max(at + 1));
+        let active: Vec<u64> = layout.active_segments().map(|s| s.segment_id).collect();
+        if active.is_empty() {
+            break;
+        }
+        let a = active[rng.index(active.len())];
+        let action = if active.len() < 2 || chance(rng, 50) {
+            let op = json!({"at": at, "action": "splitSegment", "topic": "E", "segment": a});
+            layout.split(a, at as i64).ok().map(|next| (next, op))
+        } else {
+            // A neighbour of `a`, if it has one among the active segments.
+            active.iter().find_map(|&b| {
+                let op = json!({"at": at, "action": "mergeSegments", "topic": "E", "segments": [a, b]});
+                layout.merge(a, b, at as i64).ok().map(|next| (next, op))
+            })
+        };
+        if let Some((next, op)) = action {
+            layout = next;
+            timeline.push(op);
+        }
+    }
 }

@@ -7,6 +7,7 @@ use crate::simtest::{Property, Violation};
 use mqviz_engine::Millis;
 use mqviz_model::Simulation;
 use mqviz_pulsar::events::Event;
+use mqviz_pulsar::scenario::{ConsumerKind, ScalableConsumerType};
 use mqviz_pulsar::subscription::SubscriptionType;
 use mqviz_pulsar::world::{Dispatcher, World};
 
@@ -15,6 +16,7 @@ pub const PROPERTIES: &[Property] = &[
     Property { name: "key-shared-order", asserts: "in a Key_Shared subscription that keeps order (no allowOutOfOrderDelivery, the PIP-379 implementation), entries of one sticky-key hash are never pending on two consumers at once: a consumer gets a hash only after the one before acked what it had of it" },
     Property { name: "mark-delete-monotonic", asserts: "a cursor's markDelete position never moves backwards" },
     Property { name: "single-active-dispatch", asserts: "an Exclusive or Failover subscription dispatches each read to one consumer only" },
+    Property { name: "stream-parent-drained", asserts: "a STREAM consumer receives from a child segment only once every parent segment is drained for its subscription (unless the run reproduced apache/pulsar#26274, logged as an upstream gap)" },
     Property { name: "no-silent-stall", asserts: "once settled, no message stored before the churn stopped is undelivered to a subscription for no reason but \"not dispatched yet\" while one of its consumers has permits and nothing was dispatched for 10 s" },
 ];
 
@@ -26,6 +28,8 @@ pub struct Watch {
     mark_delete: BTreeMap<(u32, u32), i64>,
     /// (partition, subscription) -> when it last dispatched.
     last_dispatch: BTreeMap<(u32, u32), Millis>,
+    /// apache/pulsar#26274 was reproduced: a sealed child may be read before its parent drained.
+    sealed_child_gap: bool,
 }
 
 /// How long a subscription with undelivered messages and a consumer with permits may go without
@@ -110,6 +114,10 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
             Event::Dispatched { partition, sub, .. } => {
                 watch.last_dispatch.insert((partition, sub), e.at);
             }
+            Event::UpstreamGap { ref gap } => watch.sealed_child_gap |= gap.issue == "apache/pulsar#26274",
+            Event::Received { consumer, msg, .. } if !watch.sealed_child_gap => {
+                check_parents_drained(w, consumer, msg, e.at, out);
+            }
             _ => {}
         }
         match e.kind {
@@ -132,6 +140,35 @@ pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
     }
     watch.seen = w.log.len();
     check_key_order(w, out);
+}
+
+/// A STREAM consumer's message from a child segment: every parent's cursor for its subscription
+/// must have nothing left (a sealed segment takes no more messages, so drained stays drained).
+fn check_parents_drained(w: &World, consumer: u32, msg: u32, at: Millis, out: &mut Vec<Violation>) {
+    let c = &w.consumers[consumer as usize];
+    if !matches!(c.spec.kind, ConsumerKind::Scalable(ScalableConsumerType::Stream)) {
+        return;
+    }
+    let part = &w.partitions[w.messages[msg as usize].partition as usize];
+    let (Some(segment), Some(scalable)) = (part.segment, w.topics[part.topic as usize].scalable.as_ref()) else { return };
+    let Some(info) = scalable.layout.segment(segment) else { return };
+    for parent in &info.parent_ids {
+        let Some(&pp) = scalable.segment_partitions.get(parent) else { continue };
+        let parent_part = &w.partitions[pp as usize];
+        let Some(s) = parent_part.subscription(&c.subscription) else { continue };
+        let backlog = parent_part.subscriptions[s].cursor.backlog();
+        if backlog > 0 {
+            violation(
+                out,
+                "stream-parent-drained",
+                at,
+                format!(
+                    "{} received from segment {segment} while its parent segment {parent} still had {backlog} for {}",
+                    c.name, c.subscription
+                ),
+            );
+        }
+    }
 }
 
 fn check_key_order(w: &World, out: &mut Vec<Violation>) {
