@@ -109,6 +109,12 @@ impl World {
         topics.into_iter().filter_map(|t| meta.topics.get(t.as_str()).map(|n| (t, *n))).collect_map()
     }
 
+    /// Partition counts of what the client watches: its subscription and, as leader, the group's.
+    fn watched_counts(&self, c: usize) -> BTreeMap<String, u32> {
+        let con = &self.consumers[c];
+        self.metadata_counts(c, con.subs.subscription().into_iter().chain(con.classic.watched_topics.iter().cloned()))
+    }
+
     /// `ConsumerCoordinator.poll`: decides whether to (re)join and runs `onJoinPrepare`.
     pub(super) fn classic_poll(&mut self, c: usize) {
         // A pattern is matched against fresh metadata before the first join.
@@ -121,8 +127,7 @@ impl World {
             if cl.joined_subscription != subscription {
                 self.request_rejoin(c, "the subscription changed since the last join");
             } else if let Some(snapshot) = &cl.assignment_snapshot {
-                let watched = subscription.iter().chain(&cl.watched_topics).cloned();
-                if self.metadata_counts(c, watched) != *snapshot {
+                if self.watched_counts(c) != *snapshot {
                     self.request_rejoin(c, "the leader saw the partition counts change");
                 }
             }
@@ -300,13 +305,11 @@ impl World {
         self.schedule(interval, Action::HeartbeatTick { c, inc, seq });
         // Only the leader watches the group's metadata (`onJoinComplete`).
         if is_leader {
-            let watched: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
+            self.consumers[c].classic.watched_topics =
+                ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
             if ok.skip_assignment {
-                let own = self.consumers[c].subs.subscription();
-                self.consumers[c].classic.assignment_snapshot =
-                    Some(self.metadata_counts(c, own.into_iter().chain(watched.iter().cloned())));
+                self.consumers[c].classic.assignment_snapshot = Some(self.watched_counts(c));
             }
-            self.consumers[c].classic.watched_topics = watched;
         } else {
             self.consumers[c].classic.assignment_snapshot = None;
             self.consumers[c].classic.watched_topics.clear();
@@ -343,8 +346,8 @@ impl World {
         let protocol = ok.protocol.clone().unwrap_or_default();
         let assignor =
             ClientAssignor::from_name(&protocol).ok_or_else(|| format!("IllegalStateException: unknown assignor {protocol}"))?;
-        let all_topics: BTreeSet<String> = ok.members.iter().flat_map(|m| m.meta.topics.iter().cloned()).collect_set();
-        let counts = self.metadata_counts(c, all_topics.iter().cloned());
+        // The group subscription, as `join_succeeded` just recorded it.
+        let counts = self.metadata_counts(c, self.consumers[c].classic.watched_topics.iter().cloned());
         let cluster: Cluster = counts
             .iter()
             .map(|(t, n)| (t.clone(), TopicMetadata { partitions: *n as i32, replica_racks: Vec::new() }))

@@ -356,11 +356,6 @@ impl World {
                 if let Err(error) = ks.add_consumer(consumer_id, name, ranges.as_deref(), 0, join) {
                     return Err(self.key_shared_error_text(partition, s, error));
                 }
-                let Some(Dispatcher::KeyShared(ks)) =
-                    self.partitions[partition as usize].subscriptions[s as usize].dispatcher.as_mut()
-                else {
-                    return Err("no dispatcher".into());
-                };
                 let changes =
                     super::ranges::changed(&before, &ks.selector.assignments(), super::ranges::Membership::Joined(consumer_id));
                 let newly_draining = ks.draining.len().saturating_sub(draining_before);
