@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::state::{fmt_ms, Sim};
+use super::state::{edit_name, fmt_ms, Sim};
 
 /// Reads a dropped or picked file as text, then hands it to `done`.
 fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
@@ -290,14 +290,7 @@ pub fn edit_marks(sim: Sim) -> Vec<(u64, String)> {
     sim.history.with_value(|h| {
         h.as_ref()
             .map(|h| {
-                h.commands()
-                    .iter()
-                    .map(|c| {
-                        let what = c.command.get("action").and_then(|a| a.as_str()).unwrap_or("edit");
-                        let who = c.command.get("clientId").and_then(|a| a.as_str()).unwrap_or("");
-                        (c.at, format!("edit at {}: {what} {who}", fmt_ms(c.at)))
-                    })
-                    .collect()
+                h.commands().iter().map(|c| (c.at, format!("edit at {}: {}", fmt_ms(c.at), edit_name(&c.command)))).collect()
             })
             .unwrap_or_default()
     })

@@ -970,9 +970,12 @@ impl Sim {
 /// An edit as a reader names it: its action and whom it is for (`subscribe ConsumerA`).
 pub fn edit_name(command: &Value) -> String {
     let what = command.get("action").and_then(Value::as_str).unwrap_or("edit");
-    let who = ["clientId", "consumer", "group", "topic", "producer"].iter().find_map(|k| {
-        command.get(*k).and_then(Value::as_str).or_else(|| command.get(*k).and_then(|c| c.get("name")).and_then(Value::as_str))
-    });
+    // A consumer is named by "consumer" (or "clientId", the older spelling); an added one by its
+    // object's name, which defaults to its clientId.
+    let named = |c: &Value| c.get("name").or_else(|| c.get("clientId")).and_then(Value::as_str).map(str::to_string);
+    let who = ["consumer", "clientId", "group", "topic", "producer"]
+        .iter()
+        .find_map(|k| command.get(*k).and_then(|v| v.as_str().map(str::to_string).or_else(|| named(v))));
     match who {
         Some(who) => format!("{what} {who}"),
         None => what.to_string(),

@@ -143,6 +143,28 @@ pub fn non_empty(s: String, path: &str, e: &mut Errors) -> Option<String> {
     }
 }
 
+/// A timeline action's consumer, by its scenario name. `clientId` is the older spelling of the
+/// same reference: a consumer's name defaults to its clientId, so scenarios written before names
+/// existed keep working.
+pub fn consumer_reference(o: &mut Obj, path: &str, e: &mut Errors) -> Option<String> {
+    match (o.str("consumer", e), o.str("clientId", e)) {
+        (Some(n), None) | (None, Some(n)) => Some(n.to_string()),
+        (Some(_), Some(_)) => {
+            e.push(path, "give either \"consumer\" or \"clientId\", not both");
+            None
+        }
+        (None, None) => {
+            e.push(path, "missing field \"consumer\" (the consumer's name)");
+            None
+        }
+    }
+}
+
+/// Consumers may share a clientId (it is a label), so the scenario tells them apart by name.
+pub fn duplicate_consumer_name(name: &str) -> String {
+    format!("duplicate consumer name {name:?} (consumers may share a clientId, but each needs its own \"name\")")
+}
+
 /// An optional array of strings.
 pub fn string_list(o: &mut Obj, key: &'static str, e: &mut Errors) -> Vec<String> {
     o.array(key, e).into_iter().filter_map(|(p, v)| as_str(v, &p, e).map(str::to_string)).collect()

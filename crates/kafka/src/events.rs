@@ -250,7 +250,7 @@ pub enum Event {
         epoch: i32,
         reason: String,
     },
-    /// The new target: each member (by client id) and its target partitions.
+    /// The new target: each member (by consumer name) and its target partitions.
     TargetComputed {
         group: Name,
         epoch: i32,

@@ -19,6 +19,7 @@ use super::world::{Life, World};
 use crate::classic_group::{rebalance_protocol, RebalanceProtocol};
 use crate::fetch_state::FetchState;
 use mqviz_engine::json_path::PathError;
+use mqviz_engine::scenario::duplicate_consumer_name;
 use mqviz_engine::{EventId, Millis};
 use mqviz_model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
@@ -59,7 +60,7 @@ impl World {
     pub fn check_command(&self, cmd: &TimedAction) -> Vec<PathError> {
         let mut out = Vec::new();
         let name = cmd.action.name();
-        if let Some(client) = cmd.action.client() {
+        if let Some(client) = cmd.action.consumer_name() {
             if self.find_consumer(client).is_none() {
                 out.push(err(format!("{name}: unknown consumer {client:?}")));
             }
@@ -70,8 +71,8 @@ impl World {
             Action::AddConsumer { group, consumer } => match self.find_group(group) {
                 None => out.push(err(format!("addConsumer: unknown group {group:?}"))),
                 Some(g) => {
-                    if self.find_consumer(&consumer.client_id).is_some() {
-                        out.push(err(format!("addConsumer: duplicate clientId {:?}", consumer.client_id)));
+                    if self.find_consumer(&consumer.name).is_some() {
+                        out.push(err(format!("addConsumer: {}", duplicate_consumer_name(&consumer.name))));
                     }
                     if let Some(sub) = &consumer.subscription {
                         self.check_subscription(sub, name, &mut out);
@@ -182,7 +183,7 @@ impl World {
                         return Some(format!("{} is rebalancing ({}): nobody fetches it until SyncGroup", g.name, state.name()));
                     }
                     if g.classic.members.values().any(|m| m.assignment.contains(&tp)) {
-                        let owner = g.classic.members.values().find(|m| m.assignment.contains(&tp)).map(|m| m.client_id.clone());
+                        let owner = g.classic.members.values().find(|m| m.assignment.contains(&tp)).map(|m| m.name.clone());
                         return Some(format!(
                             "assigned to {} in generation {}, not fetched yet",
                             owner.unwrap_or_default(),
@@ -203,9 +204,9 @@ impl World {
                                 && (m.assignment.assigned.get(&tp.topic).is_some_and(|s| s.contains(&tp.partition))
                                     || m.assignment.pending_revocation.get(&tp.topic).is_some_and(|s| s.contains(&tp.partition)))
                         });
-                        let new_owner = mg.member(member).map(|m| m.client_id.to_string()).unwrap_or_else(|| member.clone());
+                        let new_owner = mg.member(member).map(|m| m.name.to_string()).unwrap_or_else(|| member.clone());
                         return Some(match holder {
-                            Some(h) => format!("UNRELEASED: target of {new_owner}, waiting for {} to revoke it", h.client_id),
+                            Some(h) => format!("UNRELEASED: target of {new_owner}, waiting for {} to revoke it", h.name),
                             None => format!("target of {new_owner}, not reconciled yet"),
                         });
                     }
@@ -243,7 +244,7 @@ impl World {
                                     marks.push(OffsetMark {
                                         kind: MarkKind::Position,
                                         offset: pos.offset.max(0) as u64,
-                                        label: self.consumers[c].client_id.to_string(),
+                                        label: self.consumers[c].name.to_string(),
                                     });
                                 }
                                 badge.get_or_insert_with(|| {
@@ -306,7 +307,7 @@ impl World {
                     ),
                 });
                 if let Some(leader) = &cg.leader {
-                    let client = cg.members.get(leader).map(|m| m.client_id.to_string()).unwrap_or_default();
+                    let client = cg.members.get(leader).map(|m| m.name.to_string()).unwrap_or_default();
                     lines.push(StateLine::plain(format!("leader {client} ({leader}) · {} members", cg.members.len())));
                 }
             }
@@ -329,7 +330,7 @@ impl World {
                     lines.push(StateLine {
                         text: format!(
                             "{} epoch {} {}{}",
-                            m.client_id,
+                            m.name,
                             m.assignment.member_epoch,
                             m.assignment.state.name(),
                             if pending > 0 { format!(" ({pending} to revoke)") } else { String::new() }
@@ -348,6 +349,10 @@ impl World {
         let mut lines = Vec::new();
         if let Some(e) = &con.failure {
             lines.push(StateLine { text: e.clone(), changed_at: None, alert: true });
+        }
+        if con.name != con.client_id {
+            // Kafka treats client.id as a label: instances sharing it are still separate members.
+            lines.push(StateLine { text: format!("client.id {}", con.client_id), changed_at: None, alert: false });
         }
         if con.running() && con.group_managed() {
             match con.protocol {
@@ -423,7 +428,7 @@ impl World {
             .map(|c| {
                 let con = &self.consumers[c];
                 ConsumerView {
-                    name: con.client_id.to_string(),
+                    name: con.name.to_string(),
                     group: self.groups[con.group].name.to_string(),
                     state: self.consumer_state(c),
                     subscription: con.subscription.as_ref().map(|s| s.describe()).unwrap_or_default(),
@@ -594,7 +599,7 @@ impl Simulation for World {
     }
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
         let consumers: BTreeMap<&str, ConsumerIx> =
-            self.consumers.iter().enumerate().map(|(i, c)| (&*c.client_id, i as ConsumerIx)).collect_map();
+            self.consumers.iter().enumerate().map(|(i, c)| (&*c.name, i as ConsumerIx)).collect_map();
         let entries = self.log.entries();
         let to = to.min(entries.len());
         for (i, e) in entries.iter().enumerate().take(to).skip(from) {

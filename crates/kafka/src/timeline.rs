@@ -90,7 +90,7 @@ pub fn member_lanes(w: &World) -> Vec<Lane> {
     let mut out = BTreeMap::new();
     // Only consumers that take part in a classic group get a membership lane.
     let mut joined = std::collections::BTreeSet::new();
-    let group_of = |client: &str| w.consumers.iter().find(|c| &*c.client_id == client).map(|c| c.group);
+    let group_of = |client: &str| w.consumers.iter().find(|c| &*c.name == client).map(|c| c.group);
     let lane = |client: &str| format!("member {client}");
     for e in w.log.entries() {
         match &e.kind {

@@ -15,6 +15,7 @@ use super::scenario::{parse_action, Action, TimedAction};
 use super::types::{MessageModel, MessageQueue};
 use super::world::{is_system_topic, World};
 use mqviz_engine::json_path::PathError;
+use mqviz_engine::scenario::duplicate_consumer_name;
 use mqviz_engine::{EventId, Millis};
 use mqviz_model::{
     BrokerKind, BrokerView, Cell, ConsumerIx, ConsumerState, ConsumerView, DropKind, Fate, GroupView, MarkKind, MessageView,
@@ -48,10 +49,7 @@ impl World {
                     out.push(err(format!("addConsumer: unknown group {group:?}")));
                 }
                 if has_consumer(&consumer.name) {
-                    out.push(err(format!(
-                        "addConsumer: duplicate consumer name {:?} (consumers may share a clientId, but each needs its own \"name\")",
-                        consumer.name
-                    )));
+                    out.push(err(format!("addConsumer: {}", duplicate_consumer_name(&consumer.name))));
                 }
             }
             // setQueueCount on an unknown topic creates it (updateTopic).

@@ -187,7 +187,7 @@ fn classic_row(grp: &Group, ci: usize, c: &Consumer) -> MemberRow {
     }
     lines.push(("revoking", revoking(c)));
     MemberRow {
-        client: c.client_id.to_string(),
+        client: c.name.to_string(),
         member_id,
         instance: c.instance_id.as_deref().map(str::to_string),
         leader,
@@ -228,7 +228,7 @@ fn modern_row(grp: &Group, ci: usize, c: &Consumer) -> MemberRow {
         lines.push(("target", target));
     }
     MemberRow {
-        client: c.client_id.to_string(),
+        client: c.name.to_string(),
         member_id: coord.map(|m| m.id.to_string()).unwrap_or_else(|| c.modern.member_id.to_string()),
         instance: c.instance_id.as_deref().map(str::to_string),
         leader: false,
@@ -324,7 +324,7 @@ fn partitions_html(w: &World, g: usize) -> String {
             None => "–".into(),
         };
         let (owner_text, why) = match owner {
-            Some(c) => (esc_ident(&c.client_id), String::new()),
+            Some(c) => (esc_ident(&c.name), String::new()),
             None => ("none".to_string(), w.unowned_reason(pid, Some(g)).unwrap_or_else(|| "no running member reads it".into())),
         };
         let _ = write!(
@@ -334,7 +334,7 @@ fn partitions_html(w: &World, g: usize) -> String {
              <td class=\"num\">{cm}</td><td class=\"num\" title=\"{lag_title}\">{lag}</td></tr>",
             l = esc(&label),
             lt = esc_ident(&label),
-            o = owner.map(|c| esc(&c.client_id)).unwrap_or_default(),
+            o = owner.map(|c| esc(&c.name)).unwrap_or_default(),
             fs = state.map(|s| s.fetch_state.name()).unwrap_or(""),
             cm = committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into()),
             why = esc(&why),
@@ -364,7 +364,7 @@ pub fn group_html(w: &World, g: usize, counts: &Totals) -> String {
                 .unwrap_or("EAGER");
             let assignors =
                 members.first().map(|(_, c)| c.config.assignors.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "));
-            let leader = cg.leader.as_ref().and_then(|l| cg.members.get(l)).map(|m| m.client_id.to_string());
+            let leader = cg.leader.as_ref().and_then(|l| cg.members.get(l)).map(|m| m.name.to_string());
             let mut head = format!(
                 "generation <b data-testid=\"kafka-generation\">{}</b> · assigned by <code>{}</code>",
                 cg.generation,

@@ -44,7 +44,7 @@ impl Reading {
 }
 
 pub fn lag_series(w: &World) -> Vec<LagSeries> {
-    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect_map();
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.name, c.group)).collect_map();
     let mut r = Reading::default();
     let until = w.scenario.until.max(w.now).max(1);
     let step = until.div_ceil(SAMPLES).max(1);

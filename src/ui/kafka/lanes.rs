@@ -80,7 +80,7 @@ pub fn rows(w: &World) -> Vec<Row> {
             out.push(Row { kind: RowKind::Group, label: group.clone(), consumer: None, group: group.clone(), spans });
         }
         for c in w.consumers.iter().filter(|c| w.groups[c.group].name == g.name) {
-            let client = c.client_id.to_string();
+            let client = c.name.to_string();
             let member =
                 members.remove(&format!("member {client}")).or_else(|| groups.remove(&format!("{group} member {client}")));
             let prefix = format!("{client} ");

@@ -14,7 +14,7 @@ pub struct Shape {
     pub sizes: &'static [&'static str],
 }
 
-/// A consumer's identity: RocketMQ and Pulsar name consumers, Kafka by `clientId`.
+/// A consumer's identity: its name, which defaults to its clientId (every model).
 fn consumer_id(c: &Value) -> Option<&str> {
     c["name"].as_str().or(c["clientId"].as_str())
 }

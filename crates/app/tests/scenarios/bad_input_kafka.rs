@@ -220,9 +220,15 @@ fn unknown_references_are_errors() {
         &with(|v| v["timeline"] = serde_json::json!([{"at": 5, "action": "explode"}])),
         "$.timeline[0].action: unknown action",
     );
+    // Instances may share a clientId (a label in Kafka) when their names differ.
+    let shared = with(|v| {
+        v["groups"][0]["consumers"][2]["clientId"] = "c1".into();
+        v["groups"][0]["consumers"][2]["name"] = "c1#2".into();
+    });
+    parse_scenario(&shared).unwrap_or_else(|e| panic!("{e:?}"));
     expect_error(
         &with(|v| v["groups"][0]["consumers"][2]["clientId"] = "c1".into()),
-        "$.groups[0].consumers[2].clientId: duplicate clientId",
+        "$.groups[0].consumers[2].name: duplicate consumer name \"c1\" (consumers may share a clientId, but each needs its own \"name\")",
     );
     expect_error(
         &with(|v| v["groups"][0]["consumers"][0]["groupInstanceId"] = "i2".into()),
@@ -267,7 +273,7 @@ fn commands_entered_during_a_run_are_checked_against_the_state() {
         (serde_json::json!({"at": 0, "action": "setRemoteAssignor", "group": "g", "assignor": "range"}), "runs protocol classic"),
         (
             serde_json::json!({"at": 0, "action": "addConsumer", "group": "g", "consumer": {"clientId": "c1"}}),
-            "duplicate clientId",
+            "addConsumer: duplicate consumer name",
         ),
         (
             serde_json::json!({"at": 0, "action": "addConsumer", "group": "g", "consumer": {"clientId": "c8", "heartbeatIntervalMs": 20000}}),

@@ -351,3 +351,36 @@ fn a_static_members_close_is_not_a_generations_revocation() {
     assert_eq!(second["revoked"]["b"], json!([]), "{second}");
     assert_eq!(second["assignment"]["b"], json!(["t-2", "t-3"]), "{second}");
 }
+
+/// `client.id` is only a label in Kafka: two instances sharing it are two members, each with its
+/// own member id (`app-<uuid>`), its own partitions and its own lifecycle. The scenario tells
+/// them apart by name; the timeline, the log and the report use the name.
+#[test]
+fn instances_sharing_a_client_id_are_separate_members() {
+    let groups = json!([{"name": "g", "assignors": ["range"], "initialRebalanceDelayMs": 100, "consumers": [
+        {"name": "app#1", "clientId": "app", "subscribe": ["t"]},
+        {"name": "app#2", "clientId": "app", "subscribe": ["t"]}]}]);
+    let timeline = json!([{"at": 8000, "action": "stopConsumer", "consumer": "app#2"}]);
+    let w = run(&scenario(groups, timeline, 14_000));
+    let members: Vec<&str> = w.consumers.iter().map(|c| &*c.classic.member_id).collect();
+    assert!(members.iter().all(|m| m.starts_with("app-")), "{members:?}");
+    assert_ne!(members[0], members[1]);
+    // Range over 4 partitions: two each, then app#1 takes all four when app#2 leaves.
+    assert!(has(&w, "assigned app#1 g generation 1"), "{:?}", lines(&w));
+    assert!(has(&w, "assigned app#2 g generation 1"), "{:?}", lines(&w));
+    assert!(has(&w, "consumer-closed app#2"), "{:?}", lines(&w));
+    assert!(has(&w, "assigned app#1 g generation 2 [t-0, t-1, t-2, t-3]"), "{:?}", lines(&w));
+    let report = mqviz_model::Simulation::report(&w);
+    assert_eq!(report["consumers"]["app#1"]["clientId"], json!("app"), "{report}");
+    assert_eq!(report["consumers"]["app#2"]["clientId"], json!("app"), "{report}");
+    assert_eq!(report["consumers"]["app#2"]["state"], json!("stopped"), "{report}");
+    // A repeated name is still an error, at its path.
+    let groups = json!([{"name": "g", "consumers": [
+        {"name": "x", "clientId": "app", "subscribe": ["t"]},
+        {"name": "x", "clientId": "other", "subscribe": ["t"]}]}]);
+    let errors = parse_scenario(&scenario(groups, json!([]), 1_000)).expect_err("duplicate name");
+    assert!(
+        errors.iter().any(|e| e.path == "$.groups[0].consumers[1].name" && e.message.contains("duplicate consumer name")),
+        "{errors:?}"
+    );
+}

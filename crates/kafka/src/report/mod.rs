@@ -50,7 +50,7 @@ struct Index {
 }
 
 fn build_index(w: &World) -> Index {
-    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.client_id, c.group)).collect_map();
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.name, c.group)).collect_map();
     let mut ix = Index::default();
     for e in w.log.entries() {
         match &e.kind {
@@ -192,7 +192,7 @@ fn unconsumed_reason(w: &World, ix: &Index, g: usize, m: MsgId) -> (String, Vec<
             let tp = w.tp_of(msg.pid);
             let pos =
                 c.subs.state(&tp).and_then(|s| s.position).map(|p| p.offset.to_string()).unwrap_or_else(|| "unknown".into());
-            (format!("still in the log when the run ended: {}'s position on {part} is {pos}", c.client_id), events)
+            (format!("still in the log when the run ended: {}'s position on {part} is {pos}", c.name), events)
         }
         None => {
             let running = w.consumers.iter().any(|c| c.group == g && c.running());
@@ -203,7 +203,7 @@ fn unconsumed_reason(w: &World, ix: &Index, g: usize, m: MsgId) -> (String, Vec<
                     .consumers
                     .iter()
                     .filter(|c| c.group == g)
-                    .filter_map(|c| ix.departures.get(&c.client_id).and_then(|d| d.last()).map(|d| (c.client_id.clone(), d)))
+                    .filter_map(|c| ix.departures.get(&c.name).and_then(|d| d.last()).map(|d| (c.name.clone(), d)))
                     .max_by_key(|(_, d)| d.0);
                 match last {
                     Some((client, (id, at, what))) => {
@@ -289,7 +289,7 @@ fn generations(w: &World, g: usize) -> Vec<Value> {
     let mut pending_revoked: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
     let mut gens: BTreeMap<i32, GenerationMaps> = BTreeMap::new();
     let mut previous_target: BTreeMap<Name, BTreeSet<String>> = BTreeMap::new();
-    let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.client_id).collect_set();
+    let members: BTreeSet<&str> = w.consumers.iter().filter(|c| c.group == g).map(|c| &*c.name).collect_set();
     for e in w.log.entries() {
         match &e.kind {
             // A member that closes or unsubscribes gives its partitions up by leaving, not because a
@@ -342,7 +342,7 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
     let grp = &w.groups[g];
     let members: Vec<&super::world::Consumer> = w.consumers.iter().filter(|c| c.group == g).collect();
     // EAGER rebalances: every member revokes everything; the pause lasts until its new assignment.
-    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.client_id).collect_set();
+    let clients: BTreeSet<&str> = members.iter().map(|c| &*c.name).collect_set();
     let (mut eager_revocations, mut longest_pause) = (0usize, 0u64);
     let mut revoked_at: BTreeMap<&str, Millis> = BTreeMap::new();
     for e in w.log.entries() {
@@ -418,7 +418,7 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
         if c.instance_id.is_some() && c.life == Life::Crashed {
             out.push(format!(
                 "static member {} ({}) is down: static members send no LeaveGroup, so its partitions stay assigned to it and unread until session.timeout.ms ({} ms) expires.",
-                c.client_id,
+                c.name,
                 c.instance_id.as_deref().unwrap_or(""),
                 c.config.session_timeout_ms
             ));
@@ -430,11 +430,11 @@ fn group_warnings(w: &World, g: usize, ix: &Index) -> Vec<String> {
                 .iter()
                 .rev()
                 .map(|e| &e.kind)
-                .find(|k| matches!(k, Event::PollThrew { client, .. } if *client == c.client_id))
+                .find(|k| matches!(k, Event::PollThrew { client, .. } if *client == c.name))
             {
                 out.push(format!(
                     "{}'s poll() threw {error}; the application closed the consumer, so it reads nothing more.",
-                    c.client_id
+                    c.name
                 ));
             }
         }
@@ -493,12 +493,13 @@ fn consumers_json(w: &World) -> Map<String, Value> {
     let mut out = Map::new();
     for c in &w.consumers {
         let mut o = Map::new();
+        o.insert("clientId".into(), json!(&*c.client_id));
         o.insert("group".into(), json!(&*w.groups[c.group].name));
         o.insert("state".into(), json!(format!("{:?}", c.life).to_ascii_lowercase()));
         o.insert("protocol".into(), json!(c.protocol.name()));
         o.insert("consumedCount".into(), json!(c.consumed));
-        o.insert("consumed".into(), json!(consumed.remove(&*c.client_id).unwrap_or_default()));
-        o.insert("fetchStates".into(), json!(states.remove(&*c.client_id).unwrap_or_default()));
+        o.insert("consumed".into(), json!(consumed.remove(&*c.name).unwrap_or_default()));
+        o.insert("fetchStates".into(), json!(states.remove(&*c.name).unwrap_or_default()));
         match c.protocol {
             GroupProtocol::Classic => {
                 o.insert("memberId".into(), json!(&*c.classic.member_id));
@@ -514,7 +515,7 @@ fn consumers_json(w: &World) -> Map<String, Value> {
         let assigned: Vec<String> =
             c.subs.assigned_partitions().iter().map(|tp| format!("{}-{}", tp.topic, tp.partition)).collect();
         o.insert("assigned".into(), json!(if c.running() { assigned } else { Vec::new() }));
-        out.insert(c.client_id.to_string(), Value::Object(o));
+        out.insert(c.name.to_string(), Value::Object(o));
     }
     out
 }
@@ -545,11 +546,8 @@ fn groups_json(w: &World, ix: &Index) -> Map<String, Value> {
         for &pid in &pids {
             let p = &w.partitions[pid as usize];
             let tp = w.tp_of(pid);
-            let owner = w
-                .consumers
-                .iter()
-                .find(|c| c.group == g && c.running() && c.subs.is_assigned(&tp))
-                .map(|c| c.client_id.to_string());
+            let owner =
+                w.consumers.iter().find(|c| c.group == g && c.running() && c.subs.is_assigned(&tp)).map(|c| c.name.to_string());
             assignment.entry(w.topics[p.topic].name.to_string()).or_default().insert(p.partition.to_string(), json!(owner));
         }
         o.insert("assignment".into(), json!(assignment));
@@ -828,7 +826,7 @@ pub fn report_text(w: &World) -> String {
         }
     }
     for c in &w.consumers {
-        let _ = writeln!(s, "consumer {} ({}): {:?}, {} records polled", c.client_id, w.groups[c.group].name, c.life, c.consumed);
+        let _ = writeln!(s, "consumer {} ({}): {:?}, {} records polled", c.name, w.groups[c.group].name, c.life, c.consumed);
     }
     let _ = writeln!(s, "unconsumed: {}, delivered more than once: {}", r["unconsumedCount"], r["duplicateCount"]);
     for u in r["unconsumed"].as_array().into_iter().flatten().take(20) {

@@ -163,6 +163,11 @@ pub struct GroupSpec {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConsumerSpec {
+    /// Unique in the scenario: the timeline, the log and the report name the consumer by it.
+    /// Defaults to the clientId.
+    pub name: String,
+    /// `client.id`: only a label in Kafka, so several consumers may share it. It prefixes the
+    /// member id a classic coordinator gives (`clientId-UUID`).
     pub client_id: String,
     /// `group.instance.id` (static membership, KIP-345).
     pub instance_id: Option<String>,
@@ -186,15 +191,15 @@ pub enum SeekTarget {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     StartConsumer {
-        client_id: String,
+        consumer: String,
     },
     /// `close()`: commit (auto-commit), revoke, leave the group (dynamic members only).
     StopConsumer {
-        client_id: String,
+        consumer: String,
     },
     /// The process dies: nothing is committed or sent; the coordinator notices at session timeout.
     CrashConsumer {
-        client_id: String,
+        consumer: String,
     },
     AddConsumer {
         group: String,
@@ -202,11 +207,11 @@ pub enum Action {
     },
     /// `subscribe(topics)`, `subscribe(pattern)` or `assign(partitions)` on a running consumer.
     Subscribe {
-        client_id: String,
+        consumer: String,
         subscription: SubscriptionSpec,
     },
     Unsubscribe {
-        client_id: String,
+        consumer: String,
     },
     /// `partition.assignment.strategy` of every member of a classic group (as if each were
     /// reconfigured and rejoined).
@@ -225,15 +230,15 @@ pub enum Action {
         protocol: GroupProtocol,
     },
     Pause {
-        client_id: String,
+        consumer: String,
         partitions: Vec<PartitionRef>,
     },
     Resume {
-        client_id: String,
+        consumer: String,
         partitions: Vec<PartitionRef>,
     },
     Seek {
-        client_id: String,
+        consumer: String,
         partition: PartitionRef,
         to: SeekTarget,
     },
@@ -290,16 +295,16 @@ impl Action {
     }
 
     /// The consumer a command is about, if any.
-    pub fn client(&self) -> Option<&str> {
+    pub fn consumer_name(&self) -> Option<&str> {
         match self {
-            Action::StartConsumer { client_id }
-            | Action::StopConsumer { client_id }
-            | Action::CrashConsumer { client_id }
-            | Action::Subscribe { client_id, .. }
-            | Action::Unsubscribe { client_id }
-            | Action::Pause { client_id, .. }
-            | Action::Resume { client_id, .. }
-            | Action::Seek { client_id, .. } => Some(client_id),
+            Action::StartConsumer { consumer }
+            | Action::StopConsumer { consumer }
+            | Action::CrashConsumer { consumer }
+            | Action::Subscribe { consumer, .. }
+            | Action::Unsubscribe { consumer }
+            | Action::Pause { consumer, .. }
+            | Action::Resume { consumer, .. }
+            | Action::Seek { consumer, .. } => Some(consumer),
             _ => None,
         }
     }

@@ -12,7 +12,8 @@ use super::*;
 use crate::pattern::TopicPattern;
 use mqviz_engine::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
 use mqviz_engine::scenario::{
-    bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
+    bounded, consumer_reference, duplicate_consumer_name, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND,
+    MAX_MESSAGES_TOTAL, MAX_TIME,
 };
 
 /// The largest partition count of a topic (the assignors refuse far larger counts).
@@ -276,6 +277,7 @@ fn read_consumer(
 ) -> Option<ConsumerSpec> {
     let mut o = Obj::new(v, path, e)?;
     let client_id = o.req_str("clientId", e).map(str::to_string);
+    let name = o.str("name", e).map(str::to_string);
     let instance_id = o.str("groupInstanceId", e).map(str::to_string);
     if instance_id.as_deref().is_some_and(|i| i.trim().is_empty()) {
         e.push(&o.child_path("groupInstanceId"), "must not be empty");
@@ -296,21 +298,25 @@ fn read_consumer(
     let latency_ms = o.u64_in("latencyMs", 0, MAX_LATENCY, e);
     o.finish(e);
     let client_id = non_empty(client_id?, &format!("{path}.clientId"), e)?;
+    let name = match name {
+        Some(n) => non_empty(n, &format!("{path}.name"), e)?,
+        None => client_id.clone(),
+    };
     if let Some(timeline) = lifecycle {
-        let id = || client_id.clone();
+        let id = || name.clone();
         let mut add = |at: Option<u64>, action: Action, field: &str| {
             if let Some(at) = at {
                 timeline.push((TimedAction { at, action }, format!("{path}.{field}")));
             }
         };
-        add(start_at, Action::StartConsumer { client_id: id() }, "startAt");
-        add(stop_at, Action::StopConsumer { client_id: id() }, "stopAt");
-        add(crash_at, Action::CrashConsumer { client_id: id() }, "crashAt");
-        add(restart_at, Action::StartConsumer { client_id: id() }, "restartAt");
+        add(start_at, Action::StartConsumer { consumer: id() }, "startAt");
+        add(stop_at, Action::StopConsumer { consumer: id() }, "stopAt");
+        add(crash_at, Action::CrashConsumer { consumer: id() }, "crashAt");
+        add(restart_at, Action::StartConsumer { consumer: id() }, "restartAt");
     } else if stop_at.is_some() || crash_at.is_some() || restart_at.is_some() {
         e.push(path, "lifecycle times are not allowed here; add timeline actions instead");
     }
-    Some(ConsumerSpec { client_id, instance_id, subscription, overrides, start_at, latency_ms })
+    Some(ConsumerSpec { name, client_id, instance_id, subscription, overrides, start_at, latency_ms })
 }
 
 fn read_seek_target(v: &Value, path: &str, e: &mut Errors) -> Option<SeekTarget> {
@@ -329,7 +335,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
     let mut o = Obj::new(v, path, e)?;
     let at = o.req_u64_in("at", 0, MAX_TIME, e);
     let kind = o.req_str("action", e);
-    let client = |o: &mut Obj, e: &mut Errors| o.req_str("clientId", e).map(str::to_string);
+    let client = |o: &mut Obj, e: &mut Errors| consumer_reference(o, path, e);
     let group = |o: &mut Obj, e: &mut Errors| o.req_str("group", e).map(str::to_string);
     let partition = |o: &mut Obj, e: &mut Errors| {
         let p = o.child_path("partition");
@@ -337,37 +343,37 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
     };
     let leader = |o: &mut Obj, e: &mut Errors| o.str("leader", e).map(str::to_string);
     let action = match kind? {
-        "startConsumer" => client(&mut o, e).map(|client_id| Action::StartConsumer { client_id }),
-        "stopConsumer" => client(&mut o, e).map(|client_id| Action::StopConsumer { client_id }),
-        "crashConsumer" => client(&mut o, e).map(|client_id| Action::CrashConsumer { client_id }),
-        "unsubscribe" => client(&mut o, e).map(|client_id| Action::Unsubscribe { client_id }),
+        "startConsumer" => client(&mut o, e).map(|consumer| Action::StartConsumer { consumer }),
+        "stopConsumer" => client(&mut o, e).map(|consumer| Action::StopConsumer { consumer }),
+        "crashConsumer" => client(&mut o, e).map(|consumer| Action::CrashConsumer { consumer }),
+        "unsubscribe" => client(&mut o, e).map(|consumer| Action::Unsubscribe { consumer }),
         "addConsumer" => {
             let group = group(&mut o, e);
             let consumer = o.required("consumer", e).and_then(|cv| read_consumer(cv, &format!("{path}.consumer"), e, None));
             Some(Action::AddConsumer { group: group?, consumer: consumer? })
         }
         "subscribe" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             o.required("topics", e);
             let topics = mqviz_engine::scenario::string_list(&mut o, "topics", e);
             if topics.is_empty() {
                 e.push(&format!("{path}.topics"), "subscribe needs at least one topic (use unsubscribe)");
             }
-            Some(Action::Subscribe { client_id: client_id?, subscription: SubscriptionSpec::Topics(topics) })
+            Some(Action::Subscribe { consumer: consumer?, subscription: SubscriptionSpec::Topics(topics) })
         }
         "subscribePattern" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             let pattern = o.req_str("pattern", e).map(str::to_string);
             if let Some(Err(m)) = pattern.as_deref().map(TopicPattern::compile) {
                 e.push(&format!("{path}.pattern"), m);
             }
-            Some(Action::Subscribe { client_id: client_id?, subscription: SubscriptionSpec::Pattern(pattern?) })
+            Some(Action::Subscribe { consumer: consumer?, subscription: SubscriptionSpec::Pattern(pattern?) })
         }
         "assign" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             o.required("partitions", e);
             let partitions = partition_list(&mut o, "partitions", e);
-            Some(Action::Subscribe { client_id: client_id?, subscription: SubscriptionSpec::Assign(partitions) })
+            Some(Action::Subscribe { consumer: consumer?, subscription: SubscriptionSpec::Assign(partitions) })
         }
         "setAssignors" => {
             let group = group(&mut o, e);
@@ -400,21 +406,21 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
             Some(Action::SetProtocol { group: group?, protocol: protocol? })
         }
         "pause" | "resume" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             o.required("partitions", e);
             let partitions = partition_list(&mut o, "partitions", e);
-            let client_id = client_id?;
+            let consumer = consumer?;
             Some(if kind == Some("pause") {
-                Action::Pause { client_id, partitions }
+                Action::Pause { consumer, partitions }
             } else {
-                Action::Resume { client_id, partitions }
+                Action::Resume { consumer, partitions }
             })
         }
         "seek" => {
-            let client_id = client(&mut o, e);
+            let consumer = client(&mut o, e);
             let partition = partition(&mut o, e);
             let to = o.required("to", e).and_then(|v| read_seek_target(v, &format!("{path}.to"), e));
-            Some(Action::Seek { client_id: client_id?, partition: partition?, to: to? })
+            Some(Action::Seek { consumer: consumer?, partition: partition?, to: to? })
         }
         "produce" => {
             let producer = o.req_str("producer", e).map(str::to_string);
@@ -618,7 +624,7 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
             format!("{total_messages} messages in total is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
         );
     }
-    let mut clients = BTreeSet::new();
+    let mut names = BTreeSet::new();
     let mut groups: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, g) in s.groups.iter().enumerate() {
         let gp = format!("$.groups[{i}]");
@@ -630,8 +636,8 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
         let mut instances = BTreeSet::new();
         for (j, c) in g.consumers.iter().enumerate() {
             let cp = format!("{gp}.consumers[{j}]");
-            if !clients.insert(c.client_id.clone()) {
-                e.push(&format!("{cp}.clientId"), format!("duplicate clientId {:?}", c.client_id));
+            if !names.insert(c.name.clone()) {
+                e.push(&format!("{cp}.name"), duplicate_consumer_name(&c.name));
             }
             if let Some(inst) = &c.instance_id {
                 if !instances.insert(inst.as_str()) {
@@ -649,17 +655,17 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
     }
     for (a, p) in s.timeline.iter().zip(&paths.timeline) {
         let name = a.action.name();
-        if let Some(client) = a.action.client() {
-            if !clients.contains(client) && !matches!(a.action, Action::AddConsumer { .. }) {
-                e.push(p, format!("{name}: unknown consumer {client:?}"));
+        if let Some(consumer) = a.action.consumer_name() {
+            if !names.contains(consumer) && !matches!(a.action, Action::AddConsumer { .. }) {
+                e.push(p, format!("{name}: unknown consumer {consumer:?}"));
             }
         }
         match &a.action {
             Action::AddConsumer { group, consumer } => match groups.get(group.as_str()) {
                 None => e.push(p, format!("addConsumer: unknown group {group:?}")),
                 Some(&gi) => {
-                    if !clients.insert(consumer.client_id.clone()) {
-                        e.push(p, format!("addConsumer: duplicate clientId {:?}", consumer.client_id));
+                    if !names.insert(consumer.name.clone()) {
+                        e.push(p, format!("addConsumer: {}", duplicate_consumer_name(&consumer.name)));
                     }
                     if let Some(sub) = &consumer.subscription {
                         check_subscription(&counts, sub, &format!("{p}.consumer"), e);

@@ -21,6 +21,9 @@ fn subscription_into(o: &mut Map<String, Value>, s: &SubscriptionSpec) {
 
 fn consumer_value(c: &ConsumerSpec) -> Value {
     let mut o = Map::new();
+    if c.name != c.client_id {
+        o.insert("name".into(), json!(c.name));
+    }
     o.insert("clientId".into(), json!(c.client_id));
     if let Some(i) = &c.instance_id {
         o.insert("groupInstanceId".into(), json!(i));
@@ -69,8 +72,8 @@ fn topic_value(t: &TopicSpec) -> Value {
 pub fn action_value(a: &Action) -> Value {
     let mut o = Map::new();
     o.insert("action".into(), json!(a.name()));
-    if let Some(client) = a.client() {
-        o.insert("clientId".into(), json!(client));
+    if let Some(consumer) = a.consumer_name() {
+        o.insert("consumer".into(), json!(consumer));
     }
     match a {
         Action::StartConsumer { .. }
@@ -188,6 +191,7 @@ mod tests {
             metadata_max_age_ms: Some(60_000),
         };
         let consumer = ConsumerSpec {
+            name: "C".into(),
             client_id: "C".into(),
             instance_id: Some("i-1".into()),
             subscription: Some(SubscriptionSpec::Topics(vec!["T".into(), "U".into()])),
@@ -195,11 +199,13 @@ mod tests {
             start_at: Some(1234),
             latency_ms: Some(3),
         };
-        round_trip(Action::StartConsumer { client_id: "C".into() });
-        round_trip(Action::StopConsumer { client_id: "C".into() });
-        round_trip(Action::CrashConsumer { client_id: "C".into() });
-        round_trip(Action::Unsubscribe { client_id: "C".into() });
+        round_trip(Action::StartConsumer { consumer: "C".into() });
+        round_trip(Action::StopConsumer { consumer: "C".into() });
+        round_trip(Action::CrashConsumer { consumer: "C".into() });
+        round_trip(Action::Unsubscribe { consumer: "C".into() });
         round_trip(Action::AddConsumer { group: "g".into(), consumer: consumer.clone() });
+        // A second instance with the same client.id, told apart by its name.
+        round_trip(Action::AddConsumer { group: "g".into(), consumer: ConsumerSpec { name: "C#2".into(), ..consumer.clone() } });
         round_trip(Action::AddConsumer {
             group: "g".into(),
             consumer: ConsumerSpec {
@@ -214,19 +220,19 @@ mod tests {
             group: "g".into(),
             consumer: ConsumerSpec { subscription: Some(SubscriptionSpec::Pattern("T.*".into())), ..consumer },
         });
-        round_trip(Action::Subscribe { client_id: "C".into(), subscription: SubscriptionSpec::Topics(vec!["T".into()]) });
-        round_trip(Action::Subscribe { client_id: "C".into(), subscription: SubscriptionSpec::Pattern("a|b".into()) });
-        round_trip(Action::Subscribe { client_id: "C".into(), subscription: SubscriptionSpec::Assign(vec![pr("T", 3)]) });
+        round_trip(Action::Subscribe { consumer: "C".into(), subscription: SubscriptionSpec::Topics(vec!["T".into()]) });
+        round_trip(Action::Subscribe { consumer: "C".into(), subscription: SubscriptionSpec::Pattern("a|b".into()) });
+        round_trip(Action::Subscribe { consumer: "C".into(), subscription: SubscriptionSpec::Assign(vec![pr("T", 3)]) });
         round_trip(Action::SetAssignors {
             group: "g".into(),
             assignors: vec![ClientAssignor::Sticky, ClientAssignor::RoundRobin],
         });
         round_trip(Action::SetRemoteAssignor { group: "g".into(), assignor: ServerAssignor::Uniform });
         round_trip(Action::SetProtocol { group: "g".into(), protocol: GroupProtocol::Consumer });
-        round_trip(Action::Pause { client_id: "C".into(), partitions: vec![pr("T", 1)] });
-        round_trip(Action::Resume { client_id: "C".into(), partitions: vec![pr("T", 1), pr("T", 2)] });
+        round_trip(Action::Pause { consumer: "C".into(), partitions: vec![pr("T", 1)] });
+        round_trip(Action::Resume { consumer: "C".into(), partitions: vec![pr("T", 1), pr("T", 2)] });
         for to in [SeekTarget::Offset(42), SeekTarget::Beginning, SeekTarget::End] {
-            round_trip(Action::Seek { client_id: "C".into(), partition: pr("T", 0), to });
+            round_trip(Action::Seek { consumer: "C".into(), partition: pr("T", 0), to });
         }
         let send = SendSpec {
             at: 1234,

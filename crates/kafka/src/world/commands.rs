@@ -9,23 +9,23 @@ use crate::scenario::{self as sc, Action as Cmd, PartitionRef, SeekTarget};
 /// One line describing a command, for the log.
 fn describe(cmd: &Cmd) -> String {
     match cmd {
-        Cmd::StartConsumer { client_id } => format!("startConsumer {client_id}"),
-        Cmd::StopConsumer { client_id } => format!("stopConsumer {client_id}"),
-        Cmd::CrashConsumer { client_id } => format!("crashConsumer {client_id}"),
-        Cmd::AddConsumer { group, consumer } => format!("addConsumer {} to {group}", consumer.client_id),
-        Cmd::Subscribe { client_id, subscription } => format!("{client_id}.{}", subscription.describe()),
-        Cmd::Unsubscribe { client_id } => format!("{client_id}.unsubscribe()"),
+        Cmd::StartConsumer { consumer } => format!("startConsumer {consumer}"),
+        Cmd::StopConsumer { consumer } => format!("stopConsumer {consumer}"),
+        Cmd::CrashConsumer { consumer } => format!("crashConsumer {consumer}"),
+        Cmd::AddConsumer { group, consumer } => format!("addConsumer {} to {group}", consumer.name),
+        Cmd::Subscribe { consumer, subscription } => format!("{consumer}.{}", subscription.describe()),
+        Cmd::Unsubscribe { consumer } => format!("{consumer}.unsubscribe()"),
         Cmd::SetAssignors { group, assignors } => {
             format!("setAssignors {group} [{}]", assignors.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "))
         }
         Cmd::SetRemoteAssignor { group, assignor } => format!("setRemoteAssignor {group} {}", assignor.name()),
         Cmd::SetProtocol { group, protocol } => format!("setProtocol {group} {}", protocol.name()),
-        Cmd::Pause { client_id, partitions } => format!("{client_id}.pause({})", refs(partitions)),
-        Cmd::Resume { client_id, partitions } => format!("{client_id}.resume({})", refs(partitions)),
-        Cmd::Seek { client_id, partition, to } => match to {
-            SeekTarget::Offset(o) => format!("{client_id}.seek({partition}, {o})"),
-            SeekTarget::Beginning => format!("{client_id}.seekToBeginning({partition})"),
-            SeekTarget::End => format!("{client_id}.seekToEnd({partition})"),
+        Cmd::Pause { consumer, partitions } => format!("{consumer}.pause({})", refs(partitions)),
+        Cmd::Resume { consumer, partitions } => format!("{consumer}.resume({})", refs(partitions)),
+        Cmd::Seek { consumer, partition, to } => match to {
+            SeekTarget::Offset(o) => format!("{consumer}.seek({partition}, {o})"),
+            SeekTarget::Beginning => format!("{consumer}.seekToBeginning({partition})"),
+            SeekTarget::End => format!("{consumer}.seekToEnd({partition})"),
         },
         Cmd::Produce { producer, send } => format!("produce {producer} -> {} x{}", send.topic, send.count),
         Cmd::LeaderChange { partition, leader } => {
@@ -48,7 +48,7 @@ fn tp(r: &PartitionRef) -> TopicPartition {
 impl World {
     pub(super) fn handle_command_now(&mut self, cmd: Cmd) {
         self.emit(Event::Command { text: describe(&cmd) });
-        let consumer = cmd.client().and_then(|id| self.find_consumer(id));
+        let consumer = cmd.consumer_name().and_then(|id| self.find_consumer(id));
         match cmd {
             Cmd::StartConsumer { .. } => consumer.into_iter().for_each(|c| self.start_consumer(c)),
             Cmd::StopConsumer { .. } => consumer.into_iter().for_each(|c| self.close_consumer(c, "close()", Life::Stopped)),
@@ -156,7 +156,7 @@ impl World {
 
     fn add_consumer(&mut self, group: &str, spec: sc::ConsumerSpec) {
         let Some(g) = self.find_group(group) else { return };
-        if self.find_consumer(&spec.client_id).is_some() {
+        if self.find_consumer(&spec.name).is_some() {
             return;
         }
         let mut made = Consumer::new(&self.scenario, g, &spec);

@@ -85,7 +85,7 @@ impl World {
     /// `validateOffsetCommit` of the group's current type, then the offsets are stored.
     pub(super) fn serve_commit(&mut self, g: usize, r: CommitRequest) {
         let error = self.validate_commit(g, &r);
-        let (group, client) = (self.groups[g].name.clone(), self.consumers[r.c].client_id.clone());
+        let (group, client) = (self.groups[g].name.clone(), self.consumers[r.c].name.clone());
         match error {
             None => {
                 let mut shown = Vec::with_capacity(r.offsets.len());

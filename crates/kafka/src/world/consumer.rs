@@ -117,6 +117,9 @@ pub struct AppLoop {
 
 #[derive(Clone, Debug)]
 pub struct Consumer {
+    /// The scenario's name for this consumer, unique: the log and the report use it.
+    pub name: Name,
+    /// `client.id`, which other instances may share; it prefixes a classic member id.
     pub client_id: Name,
     pub group: usize,
     pub instance_id: Option<Name>,
@@ -146,6 +149,7 @@ impl Consumer {
         let g = &scenario.groups[group];
         let config = g.config.with(&spec.overrides);
         Consumer {
+            name: Name::from(spec.name.as_str()),
             client_id: Name::from(spec.client_id.as_str()),
             group,
             instance_id: spec.instance_id.as_deref().map(Name::from),
@@ -191,7 +195,7 @@ impl World {
     }
 
     pub(super) fn client(&self, c: usize) -> Name {
-        self.consumers[c].client_id.clone()
+        self.consumers[c].name.clone()
     }
 
     pub(super) fn group_name(&self, c: usize) -> Name {
@@ -246,7 +250,7 @@ impl World {
         con.fetch = FetchClient { in_flight: vec![false; brokers], ..FetchClient::default() };
         con.app = AppLoop { last_poll: now, next_auto_commit: now + con.config.auto_commit_interval_ms, ..AppLoop::default() };
         let text = con.subscription.as_ref().map(|s| s.describe()).unwrap_or_else(|| "(no subscription)".into());
-        let client = con.client_id.clone();
+        let client = con.name.clone();
         self.emit(Event::ConsumerStarted { client, subscription: text });
         let sub = self.consumers[c].subscription.clone();
         if let Some(sub) = sub {

@@ -57,6 +57,9 @@ pub struct JoinRequest {
     pub inc: u32,
     pub member: Name,
     pub instance: Option<Name>,
+    /// The consumer's scenario name, for the log.
+    pub name: Name,
+    /// `client.id`, sent in the request header: the member id's prefix.
     pub client_id: Name,
     pub protocols: Vec<String>,
     pub meta: JoinMeta,
@@ -106,7 +109,7 @@ pub struct ClassicMember {
     pub instance: Option<Name>,
     pub c: usize,
     pub inc: u32,
-    pub client_id: Name,
+    pub name: Name,
     pub session_timeout: Millis,
     pub rebalance_timeout: Millis,
     pub protocols: Vec<String>,
@@ -312,7 +315,7 @@ impl World {
     pub(super) fn serve_join(&mut self, g: usize, r: JoinRequest) {
         if self.groups[g].protocol != crate::scenario::GroupProtocol::Classic {
             if !self.groups[g].modern.members.is_empty() {
-                let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+                let (group, client) = (self.groups[g].name.clone(), r.name.clone());
                 self.emit(Event::JoinRejected { group, client, error: "INCONSISTENT_GROUP_PROTOCOL" });
                 self.send_join_response(r.c, r.inc, Err(("INCONSISTENT_GROUP_PROTOCOL", r.member.clone())));
                 return;
@@ -320,13 +323,13 @@ impl World {
             self.groups[g].protocol = crate::scenario::GroupProtocol::Classic;
         }
         if !(MIN_SESSION_TIMEOUT..=MAX_SESSION_TIMEOUT).contains(&r.session_timeout) {
-            let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+            let (group, client) = (self.groups[g].name.clone(), r.name.clone());
             self.emit(Event::JoinRejected { group, client, error: "INVALID_SESSION_TIMEOUT" });
             self.send_join_response(r.c, r.inc, Err(("INVALID_SESSION_TIMEOUT", r.member.clone())));
             return;
         }
         if !self.groups[g].classic.supports(&r.protocols) {
-            let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+            let (group, client) = (self.groups[g].name.clone(), r.name.clone());
             self.emit(Event::JoinRejected { group, client, error: "INCONSISTENT_GROUP_PROTOCOL" });
             self.send_join_response(r.c, r.inc, Err(("INCONSISTENT_GROUP_PROTOCOL", r.member.clone())));
             return;
@@ -343,7 +346,7 @@ impl World {
                     // JoinGroup v4+: the member id must be known; park it as pending.
                     let token = self.fresh_id();
                     self.groups[g].classic.pending.insert(new_id.clone(), token);
-                    let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+                    let (group, client) = (self.groups[g].name.clone(), r.name.clone());
                     self.emit(Event::MemberIdRequired { group, client, member: new_id.clone() });
                     self.schedule(r.session_timeout, Action::SessionExpiry { g, member: new_id.clone(), token });
                     self.send_join_response(r.c, r.inc, Err(("MEMBER_ID_REQUIRED", new_id)));
@@ -404,7 +407,7 @@ impl World {
             instance: r.instance.clone(),
             c: r.c,
             inc: r.inc,
-            client_id: r.client_id.clone(),
+            name: r.name.clone(),
             session_timeout: r.session_timeout,
             rebalance_timeout: r.rebalance_timeout,
             protocols: r.protocols,

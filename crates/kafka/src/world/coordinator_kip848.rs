@@ -41,7 +41,7 @@ pub struct ModernMember {
     pub instance: Option<Name>,
     pub c: usize,
     pub inc: u32,
-    pub client_id: Name,
+    pub name: Name,
     pub topics: BTreeSet<String>,
     pub rebalance_timeout: Millis,
     pub assignor: Option<ServerAssignor>,
@@ -121,7 +121,7 @@ pub struct CgHeartbeatRequest {
     pub member: Name,
     pub epoch: i32,
     pub instance: Option<Name>,
-    pub client_id: Name,
+    pub name: Name,
     pub rebalance_timeout: Millis,
     pub topics: BTreeSet<String>,
     pub assignor: Option<ServerAssignor>,
@@ -200,7 +200,7 @@ impl World {
                     let m = self.groups[g].modern.member(&id).map(|m| m.assignment.clone());
                     if let Some(a) = m {
                         if let Err(f) = check_heartbeat_epoch(&a, r.epoch, Some(&r.owned)) {
-                            let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+                            let (group, client) = (self.groups[g].name.clone(), r.name.clone());
                             self.emit(Event::MemberFenced { group, client, reason: f.to_string() });
                             return self.cg_respond(r.c, r.inc, r.epoch, Err("FENCED_MEMBER_EPOCH"));
                         }
@@ -214,7 +214,7 @@ impl World {
                         instance: r.instance.clone(),
                         c: r.c,
                         inc: r.inc,
-                        client_id: r.client_id.clone(),
+                        name: r.name.clone(),
                         topics: BTreeSet::new(),
                         rebalance_timeout: r.rebalance_timeout,
                         assignor: None,
@@ -225,7 +225,7 @@ impl World {
                     if let Some(inst) = &r.instance {
                         mg.static_members.insert(inst.clone(), id.clone());
                     }
-                    changed_reason = Some(format!("{} joined", r.client_id));
+                    changed_reason = Some(format!("{} joined", r.name));
                 }
             }
         } else {
@@ -234,7 +234,7 @@ impl World {
                 return self.cg_respond(r.c, r.inc, r.epoch, Err("UNKNOWN_MEMBER_ID"));
             };
             if let Err(f) = check_heartbeat_epoch(&m.assignment, r.epoch, Some(&r.owned)) {
-                let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+                let (group, client) = (self.groups[g].name.clone(), r.name.clone());
                 self.emit(Event::MemberFenced { group, client, reason: f.to_string() });
                 return self.cg_respond(r.c, r.inc, r.epoch, Err("FENCED_MEMBER_EPOCH"));
             }
@@ -250,7 +250,7 @@ impl World {
         if m.topics != r.topics {
             m.topics = r.topics.clone();
             if changed_reason.is_none() {
-                changed_reason = Some(format!("{} changed its subscription", r.client_id));
+                changed_reason = Some(format!("{} changed its subscription", r.name));
             }
         }
         let metadata = self.subscription_metadata(g);
@@ -296,7 +296,7 @@ impl World {
         m.id = new.clone();
         m.c = r.c;
         m.inc = r.inc;
-        m.client_id = r.client_id.clone();
+        m.name = r.name.clone();
         m.assignment.member_epoch = 0;
         m.assignment.previous_member_epoch = 0;
         mg.members.push(m);
@@ -346,7 +346,7 @@ impl World {
                     let topics = result.get(&*m.id).cloned().unwrap_or_default();
                     let parts: Partitions =
                         topics.iter().map(|(t, ps)| (t.to_string(), ps.iter().copied().collect_set())).collect_map();
-                    shown.push((m.client_id.clone(), self.parts_of(&parts)));
+                    shown.push((m.name.clone(), self.parts_of(&parts)));
                     target.members.insert(m.id.to_string(), parts);
                 }
                 let mg = &mut self.groups[g].modern;
@@ -373,7 +373,7 @@ impl World {
         let next = match reconcile(&m.assignment, target_epoch, &target, |t, p| epochs.epoch(t, p), owned) {
             Ok(next) => next,
             Err(f) => {
-                let (group, client) = (self.groups[g].name.clone(), m.client_id.clone());
+                let (group, client) = (self.groups[g].name.clone(), m.name.clone());
                 self.emit(Event::MemberFenced { group, client, reason: f.to_string() });
                 self.cg_fence(g, id);
                 return;
@@ -382,7 +382,7 @@ impl World {
         if next == m.assignment {
             return;
         }
-        let (client, rebalance_timeout) = (m.client_id.clone(), m.rebalance_timeout);
+        let (client, rebalance_timeout) = (m.name.clone(), m.rebalance_timeout);
         let (assigned, pending) = (self.parts_of(&next.assigned), self.parts_of(&next.pending_revocation));
         let (state, epoch) = (next.state, next.member_epoch);
         let token = self.fresh_id();
@@ -408,7 +408,7 @@ impl World {
             }
         }
         mg.target.members.remove(&**id);
-        self.bump_group_epoch(g, &format!("{} left the group", m.client_id));
+        self.bump_group_epoch(g, &format!("{} left the group", m.name));
         // Partitions it held may be waited for: members left UNRELEASED move on at their next
         // heartbeat (the coordinator does not push).
     }
@@ -421,7 +421,7 @@ impl World {
             None => self.groups[g].modern.member(&r.member).map(|m| m.id.clone()),
         };
         let Some(id) = id else { return self.cg_respond(r.c, r.inc, r.epoch, Err("UNKNOWN_MEMBER_ID")) };
-        let (group, client) = (self.groups[g].name.clone(), r.client_id.clone());
+        let (group, client) = (self.groups[g].name.clone(), r.name.clone());
         if r.epoch == -2 && r.instance.is_some() {
             if let Some(m) = self.groups[g].modern.member_mut(&id) {
                 m.assignment.member_epoch = -2;
@@ -440,7 +440,7 @@ impl World {
         if m.session_token != token {
             return;
         }
-        let (group, client) = (self.groups[g].name.clone(), m.client_id.clone());
+        let (group, client) = (self.groups[g].name.clone(), m.name.clone());
         self.emit(Event::MemberFenced { group, client, reason: "session timeout: no heartbeat".into() });
         self.cg_fence(g, &member);
     }
@@ -454,7 +454,7 @@ impl World {
         {
             return;
         }
-        let (group, client) = (self.groups[g].name.clone(), m.client_id.clone());
+        let (group, client) = (self.groups[g].name.clone(), m.name.clone());
         self.emit(Event::MemberFenced { group, client, reason: "rebalance timeout: partitions not revoked in time".into() });
         self.cg_fence(g, &member);
     }

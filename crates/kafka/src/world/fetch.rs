@@ -154,7 +154,7 @@ impl World {
             } else {
                 changes.join(", ")
             };
-            let client = con.client_id.clone();
+            let client = con.name.clone();
             self.emit(Event::MetadataUpdated { client, changes: text });
             self.refresh_pattern_subscription(c);
         }

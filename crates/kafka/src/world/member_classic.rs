@@ -231,6 +231,7 @@ impl World {
             inc: con.inc,
             member: con.classic.member_id.clone(),
             instance: con.instance_id.clone(),
+            name: con.name.clone(),
             client_id: con.client_id.clone(),
             protocols: con.config.assignors.iter().map(|a| a.name().to_string()).collect(),
             meta,
@@ -239,7 +240,7 @@ impl World {
         };
         let reason = con.classic.rejoin_reason.clone();
         let (g, latency) = (con.group, con.latency);
-        let (client, group, member) = (con.client_id.clone(), self.groups[g].name.clone(), request.member.clone());
+        let (client, group, member) = (con.name.clone(), self.groups[g].name.clone(), request.member.clone());
         self.emit(Event::JoinSent { client, group, member, reason });
         self.schedule(latency, Action::JoinArrive { g, request });
     }
@@ -399,14 +400,14 @@ impl World {
             .collect())
     }
 
-    /// The client id behind a member id of this consumer's group (for readable logs).
+    /// The consumer's name behind a member id of its group (for readable logs).
     pub(super) fn client_of_member(&self, c: usize, member: &str) -> String {
         let g = self.consumers[c].group;
         if let Some(m) = self.groups[g].classic.members.get(member) {
-            return m.client_id.to_string();
+            return m.name.to_string();
         }
         if let Some(m) = self.groups[g].modern.member(member) {
-            return m.client_id.to_string();
+            return m.name.to_string();
         }
         member.to_string()
     }

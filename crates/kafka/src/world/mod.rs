@@ -444,7 +444,7 @@ impl World {
     fn update_fates(&mut self, kind: &Event) {
         match kind {
             Event::Polled { client, msgs, .. } => {
-                let group = self.consumers.iter().find(|c| c.client_id == *client).map(|c| c.group);
+                let group = self.consumers.iter().find(|c| c.name == *client).map(|c| c.group);
                 for &m in msgs.iter() {
                     if let Some(f) = self.fates.get_mut(m as usize) {
                         *f = Fate::Consumed;
@@ -533,8 +533,8 @@ impl World {
         k
     }
 
-    pub fn find_consumer(&self, client_id: &str) -> Option<usize> {
-        self.consumers.iter().position(|c| &*c.client_id == client_id)
+    pub fn find_consumer(&self, name: &str) -> Option<usize> {
+        self.consumers.iter().position(|c| &*c.name == name)
     }
 
     pub fn find_group(&self, name: &str) -> Option<usize> {

@@ -11,7 +11,8 @@ use crate::filter_manager::IndexDesign;
 use crate::sql92::Sql92Version;
 use mqviz_engine::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
 use mqviz_engine::scenario::{
-    bounded, non_empty, read_envelope, string_list, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
+    bounded, consumer_reference, duplicate_consumer_name, non_empty, read_envelope, string_list, MAX_LATENCY,
+    MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
 };
 
 pub(crate) const MAX_QUEUES: u64 = 65_536;
@@ -418,18 +419,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
     let mut o = Obj::new(v, path, e)?;
     let at = o.req_u64_in("at", 0, MAX_TIME, e);
     let kind = o.req_str("action", e);
-    // The consumer's scenario name; `clientId` is the older spelling of the same reference.
-    let client = |o: &mut Obj, e: &mut Errors| match (o.str("consumer", e), o.str("clientId", e)) {
-        (Some(n), None) | (None, Some(n)) => Some(n.to_string()),
-        (Some(_), Some(_)) => {
-            e.push(path, "give either \"consumer\" or \"clientId\", not both");
-            None
-        }
-        (None, None) => {
-            e.push(path, "missing field \"consumer\" (the consumer's name)");
-            None
-        }
-    };
+    let client = |o: &mut Obj, e: &mut Errors| consumer_reference(o, path, e);
     let action = match kind? {
         "startConsumer" => client(&mut o, e).map(|consumer| Action::StartConsumer { consumer }),
         "stopConsumer" => client(&mut o, e).map(|consumer| Action::StopConsumer { consumer }),
@@ -542,15 +532,13 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     // warnings until the topic appears).
     let mut names = VecSet::new();
     let mut groups = VecSet::new();
-    let duplicate_name =
-        |n: &str| format!("duplicate consumer name {n:?} (consumers may share a clientId, but each needs its own \"name\")");
     for (i, g) in s.groups.iter().enumerate() {
         if !groups.insert(g.name.as_str()) {
             e.push(&format!("$.groups[{i}].name"), format!("duplicate group {:?}", g.name));
         }
         for (j, c) in g.consumers.iter().enumerate() {
             if !names.insert(c.name.clone()) {
-                e.push(&format!("$.groups[{i}].consumers[{j}].name"), duplicate_name(&c.name));
+                e.push(&format!("$.groups[{i}].consumers[{j}].name"), duplicate_consumer_name(&c.name));
             }
         }
     }
@@ -560,7 +548,7 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
                 e.push(p, format!("addConsumer: unknown group {group:?}"));
             }
             if !names.insert(consumer.name.clone()) {
-                e.push(p, format!("addConsumer: {}", duplicate_name(&consumer.name)));
+                e.push(p, format!("addConsumer: {}", duplicate_consumer_name(&consumer.name)));
             }
         }
     }

@@ -90,7 +90,7 @@ fn SubscriptionEditor(client: String, spec: Option<SubscriptionSpec>) -> impl In
             let generation =
                 sim.peek_as::<World, _>(|w| w.find_consumer(&id).map(|c| generation_of(&w.consumers[c]))).flatten().unwrap_or(-1);
             let what = s.describe();
-            match enter(sim, Action::Subscribe { client_id: id.clone(), subscription: s }) {
+            match enter(sim, Action::Subscribe { consumer: id.clone(), subscription: s }) {
                 Ok(()) => pending.set(Some(Pending::Subscription { client: id.clone(), what, generation })),
                 Err(e) => {
                     entered.set_value(before);
@@ -177,12 +177,12 @@ fn PartitionOps(client: String) -> impl IntoView {
             err.set(Some(format!("{id} owns no partition to {what}. Nothing changed.")));
             return;
         };
-        let client_id = id.clone();
+        let consumer = id.clone();
         let (action, p) = match what.as_str() {
             "pause" | "resume" => {
                 let paused = what == "pause";
                 let partitions: Vec<PartitionRef> = vec![partition.clone()];
-                let a = if paused { Action::Pause { client_id, partitions } } else { Action::Resume { client_id, partitions } };
+                let a = if paused { Action::Pause { consumer, partitions } } else { Action::Resume { consumer, partitions } };
                 (a, Pending::Pause { client: id.clone(), partition: part.clone(), paused })
             }
             "seek" => match read_seek(&seek_text.get_untracked()) {
@@ -193,7 +193,7 @@ fn PartitionOps(client: String) -> impl IntoView {
                         SeekTarget::End => format!("seekToEnd({part})"),
                     };
                     (
-                        Action::Seek { client_id, partition, to },
+                        Action::Seek { consumer, partition, to },
                         Pending::Seek { client: id.clone(), partition: part.clone(), call },
                     )
                 }
@@ -261,11 +261,11 @@ pub fn ConsumerRow(client: String, spec: Option<SubscriptionSpec>) -> impl IntoV
     let head = Memo::new(move |_| sim.read_as::<World, _>(|w| status_html(w, &cid)).unwrap_or_default());
     let id = client.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let client_id = id.clone();
+        let consumer = id.clone();
         let (a, what) = match action_of(&ev).as_deref() {
-            Some("start") => (Action::StartConsumer { client_id }, Lifecycle::Start),
-            Some("stop") => (Action::StopConsumer { client_id }, Lifecycle::Stop),
-            Some("crash") => (Action::CrashConsumer { client_id }, Lifecycle::Crash),
+            Some("start") => (Action::StartConsumer { consumer }, Lifecycle::Start),
+            Some("stop") => (Action::StopConsumer { consumer }, Lifecycle::Stop),
+            Some("crash") => (Action::CrashConsumer { consumer }, Lifecycle::Crash),
             _ => return,
         };
         let at = sim.peek_as::<World, _>(|w| w.now).unwrap_or(0);

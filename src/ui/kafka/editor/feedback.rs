@@ -246,7 +246,7 @@ pub fn pending_text(w: &World, p: &Pending) -> String {
 
 fn lifecycle_text(w: &World, ci: usize, what: Lifecycle, at: Millis) -> String {
     let c = &w.consumers[ci];
-    let client = &*c.client_id;
+    let client = &*c.name;
     let group = &*w.groups[c.group].name;
     let session = c.config.session_timeout_ms;
     let knows = coordinator_knows(w, ci);

@@ -218,8 +218,8 @@ pub fn read_send(w: &World, at: Millis, form: &SendForm) -> Result<SendSpec, Str
     })
 }
 
-/// The first client id `prefix<n>` not taken, e.g. `c5`.
-pub fn next_client_id(w: &World, like: &str) -> Option<String> {
+/// The first consumer name `prefix<n>` not taken, e.g. `c5`.
+pub fn next_consumer_name(w: &World, like: &str) -> Option<String> {
     let prefix: String = like.trim_end_matches(|c: char| c.is_ascii_digit()).to_string();
     let prefix = if prefix.is_empty() { "consumer-".to_string() } else { prefix };
     (1..1000).map(|n| format!("{prefix}{n}")).find(|id| w.find_consumer(id).is_none())
@@ -278,6 +278,6 @@ mod tests {
         };
         let s = read_send(&w, 5, &ok).unwrap();
         assert_eq!((s.at, s.count, s.interval_ms, s.key.as_deref(), s.partition), (5, 10, 100, Some("k-{i}"), None));
-        assert_eq!(next_client_id(&w, "c3").as_deref(), Some("c5"));
+        assert_eq!(next_consumer_name(&w, "c3").as_deref(), Some("c5"));
     }
 }

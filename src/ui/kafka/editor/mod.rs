@@ -13,7 +13,7 @@ use leptos::prelude::*;
 
 use consumer::ConsumerRow;
 use feedback::{group_protocol, pending_text, Pending};
-use forms::{assignor_list, next_client_id, read_partition_count, read_send, SendForm, ASSIGNOR_CHOICES};
+use forms::{assignor_list, next_consumer_name, read_partition_count, read_send, SendForm, ASSIGNOR_CHOICES};
 
 use crate::ui::state::{esc, Sim};
 use mqviz_kafka::assignor::ClientAssignor;
@@ -76,7 +76,7 @@ fn group_info(w: &World, group: &str) -> Option<GroupInfo> {
         protocol: group_protocol(w, g),
         assignors: members.first().map(|c| c.config.assignors.clone()).unwrap_or_default(),
         remote: members.first().and_then(|c| c.config.remote_assignor),
-        consumers: members.iter().map(|c| (c.client_id.to_string(), c.subscription.clone())).collect(),
+        consumers: members.iter().map(|c| (c.name.to_string(), c.subscription.clone())).collect(),
     })
 }
 
@@ -123,10 +123,11 @@ fn GroupBlock(group: String) -> impl IntoView {
             .peek_as::<World, _>(|w| {
                 let g = w.find_group(&g_add)?;
                 let first = w.consumers.iter().find(|c| c.group == g)?;
-                let client_id = next_client_id(w, &first.client_id)?;
+                let name = next_consumer_name(w, &first.name)?;
                 // The newcomer inherits the group's settings, not another member's overrides.
                 Some(ConsumerSpec {
-                    client_id,
+                    client_id: name.clone(),
+                    name,
                     instance_id: None,
                     subscription: first.subscription.clone(),
                     overrides: ConfigOverrides::default(),
@@ -137,11 +138,11 @@ fn GroupBlock(group: String) -> impl IntoView {
             .flatten();
         match plan {
             Some(consumer) => {
-                let client = consumer.client_id.clone();
+                let client = consumer.name.clone();
                 let r = enter(sim, Action::AddConsumer { group: g_add.clone(), consumer });
                 report(r, Pending::Added { group: g_add.clone(), client });
             }
-            None => error.set(Some(format!("No consumer can be added to {g_add}: no free client id. Nothing changed."))),
+            None => error.set(Some(format!("No consumer can be added to {g_add}: no free consumer name. Nothing changed."))),
         }
     };
     let protocol = move || info.with(|i| i.as_ref().map(|i| i.protocol).unwrap_or(GroupProtocol::Classic));

@@ -32,7 +32,8 @@ struct Topic {
 
 /// A member as generated: the JSON and what churn may do with it.
 struct Member {
-    client_id: String,
+    /// The scenario name the timeline refers to (the clientId may be shared).
+    name: String,
     group: usize,
     json: Value,
 }
@@ -86,10 +87,10 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
     for (gi, g) in groups.iter().enumerate() {
         let count = if g.manual { 1 } else { between(rng, 1, 5) };
         for k in 0..count {
-            let client_id = format!("c{gi}{k}");
-            let mut c = member_json(rng, g, &client_id, &topics, k as usize, later.is_some());
+            let name = format!("c{gi}{k}");
+            let mut c = member_json(rng, g, &name, &topics, k as usize, later.is_some());
             c["startAt"] = if chance(rng, 8) { json!("never") } else { json!(between(rng, 0, 10_000)) };
-            members.push(Member { client_id, group: gi, json: c });
+            members.push(Member { name, group: gi, json: c });
         }
     }
 
@@ -115,20 +116,20 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
     for _ in 0..between(rng, 0, 8) {
         let at = between(rng, 1_000, churn_until);
         let target = &members[rng.index(members.len())];
-        let (client, gi) = (target.client_id.clone(), target.group);
+        let (client, gi) = (target.name.clone(), target.group);
         let topic = &topics[rng.index(topics.len())];
         let partition = format!("{}-{}", topic.name, rng.below(topic.partitions as u64));
         match rng.index(13) {
-            0 | 1 => timeline.push(json!({"at": at, "action": "stopConsumer", "clientId": client})),
-            2 | 3 => timeline.push(json!({"at": at, "action": "crashConsumer", "clientId": client})),
-            4 | 5 => timeline.push(json!({"at": at, "action": "startConsumer", "clientId": client})),
+            0 | 1 => timeline.push(json!({"at": at, "action": "stopConsumer", "consumer": client})),
+            2 | 3 => timeline.push(json!({"at": at, "action": "crashConsumer", "consumer": client})),
+            4 | 5 => timeline.push(json!({"at": at, "action": "startConsumer", "consumer": client})),
             6 if members.len() + added < 10 => {
                 let g = rng.index(groups.len());
                 if groups[g].manual {
                     continue;
                 }
-                let client_id = format!("x{added}");
-                let mut c = member_json(rng, &groups[g], &client_id, &topics, 5 + added, later.is_some());
+                let name = format!("x{added}");
+                let mut c = member_json(rng, &groups[g], &name, &topics, 5 + added, later.is_some());
                 c.as_object_mut().map(|o| o.remove("startAt"));
                 added += 1;
                 timeline.push(json!({"at": at, "action": "addConsumer", "group": groups[g].name, "consumer": c}));
@@ -137,12 +138,12 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
                 // A subscription change: to the whole group when it subscribes alike.
                 let subs = subscription(rng, &topics, later.is_some());
                 let who: Vec<String> = if groups[gi].consistent {
-                    members.iter().filter(|m| m.group == gi).map(|m| m.client_id.clone()).collect()
+                    members.iter().filter(|m| m.group == gi).map(|m| m.name.clone()).collect()
                 } else {
                     vec![client]
                 };
                 for (k, id) in who.iter().enumerate() {
-                    let mut a = json!({"at": at + k as u64 * 5, "clientId": id});
+                    let mut a = json!({"at": at + k as u64 * 5, "consumer": id});
                     match &subs {
                         Value::String(p) => {
                             a["action"] = json!("subscribePattern");
@@ -162,7 +163,7 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
                     1 => json!("end"),
                     _ => json!(between(rng, 0, 30)),
                 };
-                timeline.push(json!({"at": at, "action": "seek", "clientId": client, "partition": partition, "to": to}));
+                timeline.push(json!({"at": at, "action": "seek", "consumer": client, "partition": partition, "to": to}));
             }
             9 => {
                 let leader = &brokers[rng.index(broker_count)];
@@ -300,8 +301,9 @@ fn settings(rng: &mut SplitMix64, g: &Group) -> Value {
     v
 }
 
-fn member_json(rng: &mut SplitMix64, g: &Group, client_id: &str, topics: &[Topic], k: usize, t9_later: bool) -> Value {
-    let mut c = json!({"clientId": client_id});
+fn member_json(rng: &mut SplitMix64, g: &Group, name: &str, topics: &[Topic], k: usize, t9_later: bool) -> Value {
+    // client.id is only a label: instances of one deployment often share it, told apart by name.
+    let mut c = if chance(rng, 15) { json!({"name": name, "clientId": "app"}) } else { json!({"clientId": name}) };
     if g.manual {
         let t = &topics[rng.index(topics.len())];
         let parts: Vec<String> = (0..t.partitions).filter(|_| chance(rng, 60)).map(|p| format!("{}-{p}", t.name)).collect();

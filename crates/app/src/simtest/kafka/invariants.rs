@@ -59,7 +59,7 @@ pub(super) fn world(sim: &dyn Simulation) -> &World {
 }
 
 fn consumer<'a>(w: &'a World, client: &str) -> Option<&'a Consumer> {
-    w.consumers.iter().find(|c| &*c.client_id == client)
+    w.consumers.iter().find(|c| &*c.name == client)
 }
 
 /// A member whose partitions come from its group (not `assign()`).
@@ -306,7 +306,7 @@ fn check_stable_assignment(w: &World, watch: &Watch, out: &mut Vec<Violation>) {
         let members: Vec<&Consumer> = w
             .consumers
             .iter()
-            .filter(|c| c.group == g && c.running() && group_member(w, &c.client_id).is_some() && !never_joins(c))
+            .filter(|c| c.group == g && c.running() && group_member(w, &c.name).is_some() && !never_joins(c))
             .collect();
         if members.is_empty() {
             continue;
@@ -330,16 +330,16 @@ fn check_stable_assignment(w: &World, watch: &Watch, out: &mut Vec<Violation>) {
                     out,
                     "stable-assignment",
                     w.now,
-                    format!("{name}: {} holds {} outside its subscription", c.client_id, label(w, outside)),
+                    format!("{name}: {} holds {} outside its subscription", c.name, label(w, outside)),
                 );
             }
             for p in own {
-                if let Some(other) = holder.insert(p, &c.client_id) {
+                if let Some(other) = holder.insert(p, &c.name) {
                     violation(
                         out,
                         "stable-assignment",
                         w.now,
-                        format!("{name}: {} and {other} both hold {}", c.client_id, label(w, [p])),
+                        format!("{name}: {} and {other} both hold {}", c.name, label(w, [p])),
                     );
                 }
             }
@@ -374,7 +374,7 @@ fn check_stable_assignment(w: &World, watch: &Watch, out: &mut Vec<Violation>) {
                         out,
                         "stable-assignment",
                         w.now,
-                        format!("{name}: {} holds [{}], its target is [{}]", c.client_id, label(w, own), label(w, target)),
+                        format!("{name}: {} holds [{}], its target is [{}]", c.name, label(w, own), label(w, target)),
                     );
                 }
             }
