@@ -332,6 +332,13 @@ impl World {
                     if !fetching || current != Some(part.offset as i64) {
                         continue;
                     }
+                    if let Some((to, why)) = self.skip_gaps.get(&(part.pid, c)).cloned() {
+                        // A position a seek set past the log end is now a valid fetch offset:
+                        // the records appended below it meanwhile will never be read.
+                        if to <= part.offset {
+                            self.note_skipped(c, part.pid, to, &why);
+                        }
+                    }
                     let subs = &mut self.consumers[c].subs;
                     let hw = data.high_watermark as i64;
                     let _ = subs.update_high_watermark(&tp, hw);
@@ -696,6 +703,13 @@ impl World {
 
     /// Records below a new position that the group never received (and will not now).
     pub(super) fn note_skipped(&mut self, c: usize, pid: u32, new_offset: u64, why: &str) {
+        // A position past the log end skips records not written yet. They are reported when a
+        // fetch from that position succeeds; an out-of-range fetch resets it instead.
+        if new_offset > self.partitions[pid as usize].log_end() {
+            self.skip_gaps.insert((pid, c), (new_offset, why.to_string()));
+        } else {
+            self.skip_gaps.remove(&(pid, c));
+        }
         let g = self.consumers[c].group;
         let committed = self.groups[g].committed.get(&pid).map(|x| x.0);
         let from = self.skip_cursors.get(g).and_then(|cursors| cursors.get(&pid)).copied().unwrap_or(0);

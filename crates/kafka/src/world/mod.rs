@@ -290,6 +290,9 @@ pub struct World {
     /// or reported skipped: where the next skip report starts. A committed offset is no such
     /// mark: a seek past the log end commits an offset that records appended later fall under.
     pub skip_cursors: Vec<BTreeMap<u32, u64>>,
+    /// (partition, consumer) -> a position a seek set past the log end, and why. Records
+    /// appended below it are skipped once a fetch from it succeeds (`fetch_response`).
+    pub skip_gaps: BTreeMap<(u32, usize), (u64, String)>,
     /// Keys in order of first use: a key's index is its colour key (at most `MAX_KEY_COLOURS`).
     pub key_labels: Vec<Name>,
     key_index: crate::fast_hash::LookupMap<Name, u32>,
@@ -333,6 +336,7 @@ impl World {
             fates: Vec::new(),
             deliveries: Vec::new(),
             skip_cursors: Vec::new(),
+            skip_gaps: BTreeMap::new(),
             key_labels: Vec::new(),
             key_index: Default::default(),
             msg_events: Vec::new(),
