@@ -267,6 +267,32 @@ fn key_shared_variants() {
     }
 }
 
+/// Classic Key_Shared (PIP-282 off): a consumer that joins a busy subscription gets nothing past
+/// its join position until markDelete reaches it; then the dispatcher reads again at once
+/// (`markDeletePositionMoveForward` calls `readMoreEntries`). That read was missing: once the
+/// producer stopped and the first consumer's receiver queue asked for no more, the entries held
+/// for the joiner waited for good and the backlog never drained.
+#[test]
+fn classic_key_shared_releases_a_recent_joiner_when_mark_delete_reaches_it() {
+    let c = |name: &str| {
+        json!({"name": name, "topic": "t", "subscription": "s", "subscriptionType": "Key_Shared",
+               "ack": {"mode": "individual", "processMs": 20}})
+    };
+    let w = run(&scenario(
+        30_000,
+        json!({"config": {"subscriptionKeySharedUseClassicPersistentImplementation": true}, "topics": [{"name": "t"}],
+               "producers": [{"name": "p", "topic": "t", "batching": false,
+                              "sends": [{"at": 1000, "count": 200, "intervalMs": 3, "key": "k-{i%16}"}]}],
+               "consumers": [c("c1")],
+               "timeline": [{"at": 1300, "action": "addConsumer", "consumer": c("c2")}]}),
+    ));
+    assert!(count(&w, |e| matches!(e, Event::Held { reason: HoldReason::RecentlyJoined, .. })) > 0);
+    let total: usize = w.consumers.iter().map(|c| c.received.len()).sum();
+    assert_eq!(total, 200, "every message is delivered once the join position is acked past");
+    assert!(!consumer(&w, "c2").received.is_empty());
+    assert!(per_key_in_order(&w));
+}
+
 #[test]
 fn the_unacked_limit_blocks_a_consumer() {
     let w = run(&scenario(

@@ -462,9 +462,15 @@ impl KeySharedDispatcher {
         request
     }
 
-    /// Classic: markDelete moved; consumers whose join limit is now reached are no longer restricted.
-    pub fn on_mark_delete(&mut self, mark_delete: i64) {
+    /// Classic: markDelete moved; consumers whose join limit is now reached are no longer
+    /// restricted. True when one was released: the caller must read again, as upstream's
+    /// `markDeletePositionMoveForward` calls `readMoreEntries`, or entries held for it wait for
+    /// whatever next triggers a read.
+    #[must_use]
+    pub fn on_mark_delete(&mut self, mark_delete: i64) -> bool {
+        let before = self.recently_joined.len();
         self.recently_joined.retain(|_, &mut limit| limit > mark_delete.saturating_add(1));
+        self.recently_joined.len() < before
     }
 }
 
@@ -548,7 +554,7 @@ mod tests {
         d.add_consumer(4, "c4", None, 1000, JoinContext::from_read_position(2, 2)).unwrap();
         let r = d.dispatch(&[entry(2, "key-0")], ReadType::Normal);
         assert_eq!(r.held, vec![(2, HoldReason::RecentlyJoined)]);
-        d.on_mark_delete(1);
+        assert!(d.on_mark_delete(1));
         assert!(d.recently_joined().is_empty());
         let r = d.dispatch(&[entry(2, "key-0")], ReadType::Replay);
         assert_eq!(r.grouped(), BTreeMap::from([(4, vec![2])]));

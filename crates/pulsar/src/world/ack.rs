@@ -77,10 +77,11 @@ impl World {
         }
         let mark_delete = sub.cursor.mark_delete();
         let moved = mark_delete != before;
+        let mut joiner_released = false;
         if moved {
             sub.redelivery.forget_up_to(mark_delete);
             if let Some(Dispatcher::KeyShared(ks)) = sub.dispatcher.as_mut() {
-                ks.on_mark_delete(mark_delete);
+                joiner_released = ks.on_mark_delete(mark_delete);
             }
         }
         // The log keeps backlogs as u32 (a run holds far fewer messages), keeping entries small.
@@ -107,7 +108,7 @@ impl World {
         if hash_unblocked {
             self.emit(Event::HashUnblocked { partition, sub: s, consumer });
         }
-        if unblocked.consumer_unblocked || unblocked.subscription_unblocked {
+        if unblocked.consumer_unblocked || unblocked.subscription_unblocked || joiner_released {
             self.request_read(partition, s, 0);
         }
         if let Some(ms) = read_after {

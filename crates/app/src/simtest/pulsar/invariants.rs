@@ -7,9 +7,10 @@ use crate::simtest::{Property, Violation};
 use mqviz_engine::Millis;
 use mqviz_model::Simulation;
 use mqviz_pulsar::events::Event;
+use mqviz_pulsar::key_shared::HoldReason;
 use mqviz_pulsar::scenario::{ConsumerKind, ScalableConsumerType};
 use mqviz_pulsar::subscription::SubscriptionType;
-use mqviz_pulsar::world::{Dispatcher, World};
+use mqviz_pulsar::world::{hold_reason_text, Dispatcher, World};
 
 /// The invariants below, as `mqviz fuzz --list` prints them.
 pub const PROPERTIES: &[Property] = &[
@@ -17,7 +18,7 @@ pub const PROPERTIES: &[Property] = &[
     Property { name: "mark-delete-monotonic", asserts: "a cursor's markDelete position never moves backwards" },
     Property { name: "single-active-dispatch", asserts: "an Exclusive or Failover subscription dispatches each read to one consumer only" },
     Property { name: "stream-parent-drained", asserts: "a STREAM consumer receives from a child segment only once every parent segment is drained for its subscription (unless the run reproduced apache/pulsar#26274, logged as an upstream gap)" },
-    Property { name: "no-silent-stall", asserts: "once settled, no message stored before the churn stopped is undelivered to a subscription for no reason but \"not dispatched yet\" while one of its consumers has permits and nothing was dispatched for 10 s" },
+    Property { name: "no-silent-stall", asserts: "once settled, no message stored before the churn stopped is undelivered to a subscription for no reason but \"not dispatched yet\" while one of its consumers has permits and nothing was dispatched for 10 s, nor held for a recent joiner when no consumer is restricted any more" },
 ];
 
 /// What the step checks remember between steps.
@@ -53,8 +54,28 @@ pub fn check_end(scenario: &serde_json::Value, w: &World, watch: &Watch, out: &m
     let quiet = scenario["until"].as_u64().unwrap_or(0).saturating_sub(super::generate::SETTLE);
     let report = mqviz_pulsar::report::report_json(w);
     let never = report["messages"]["neverDelivered"].as_array().cloned().unwrap_or_default();
+    let joined_recently = hold_reason_text(HoldReason::RecentlyJoined);
     for m in never {
         let reason = m["reason"].as_str().unwrap_or_default();
+        if reason.ends_with(joined_recently) {
+            // Held for a recent joiner: true only while some consumer is still restricted.
+            let part =
+                m["msg"].as_u64().and_then(|id| w.messages.get(id as usize)).map(|msg| &w.partitions[msg.partition as usize]);
+            let sub =
+                part.and_then(|p| p.subscription(m["subscription"].as_str().unwrap_or_default()).map(|si| &p.subscriptions[si]));
+            if let Some(Dispatcher::KeyShared(ks)) = sub.and_then(|s| s.dispatcher.as_ref()) {
+                if ks.recently_joined().is_empty() {
+                    violation(
+                        out,
+                        "no-silent-stall",
+                        w.now,
+                        format!("message {} is held for a recent joiner, but none is restricted", m["id"]),
+                    );
+                    return;
+                }
+            }
+            continue;
+        }
         if !reason.starts_with("not dispatched yet") {
             continue;
         }
