@@ -13,9 +13,15 @@ pub fn scenario(n: u64) -> String {
         r#"{{"format": "mqviz-scenario/1", "broker": "kafka", "name": "kafka-sim bench", "until": 100000000,
         "brokers": [{{"name": "b0"}}, {{"name": "b1"}}, {{"name": "b2"}}],
         "topics": [{{"name": "bench", "partitions": 16}}],
-        "producers": [{{"id": "p", "sends": [{{"at": 8000, "topic": "bench", "key": "k{{i}}", "value": "v{{i}}", "count": {n}, "intervalMs": 0}}]}}],
+        "producers": [{{"id": "p", "sends": [{sends}]}}],
         "groups": [{{"name": "g", "consumers": [{consumers}]}}]}}"#,
-        consumers = consumers.join(",")
+        consumers = consumers.join(","),
+        sends = super::send_chunks(n)
+            .map(|c| format!(
+                r#"{{"at": 8000, "topic": "bench", "key": "k{{i}}", "value": "v{{i}}", "count": {c}, "intervalMs": 0}}"#
+            ))
+            .collect::<Vec<_>>()
+            .join(",")
     )
 }
 

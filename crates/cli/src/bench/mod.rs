@@ -15,22 +15,37 @@ use mqviz_rocketmq::scenario::parse_scenario;
 use mqviz_rocketmq::types::MessageQueue;
 use mqviz_rocketmq::world::World;
 
-/// The throughput scenario: one 16-queue topic, 8 consumers, tag filtering on, `n` messages.
+/// The throughput scenario: one 16-queue topic, 8 consumers, tag filtering on, `n` messages,
+/// half of them TagA (consumed) and half TagC (filtered out), interleaved send by send.
 pub fn throughput_scenario(n: u64) -> String {
     let consumers: Vec<String> = (0..8)
         .map(|i| format!(r#"{{"clientId": "c{i}", "subscriptions": {{"Bench": "TagA || TagB"}}, "consumeTimeMs": 0}}"#))
         .collect();
-    let half = n / 2;
+    let sends: Vec<String> = [("TagA", "a", n / 2), ("TagC", "c", n - n / 2)]
+        .iter()
+        .flat_map(|&(tag, body, count)| {
+            send_chunks(count).map(move |c| {
+                format!(
+                    r#"{{"at": 1000, "topic": "Bench", "tag": "{tag}", "body": "{body}{{i}}", "count": {c}, "intervalMs": 0}}"#
+                )
+            })
+        })
+        .collect();
     format!(
         r#"{{"format": "mqviz-scenario/1", "name": "bench", "until": 100000000,
         "brokers": [{{"name": "broker-a"}}], "topics": [{{"name": "Bench", "queues": 16}}],
-        "producers": [{{"id": "p", "sends": [
-            {{"at": 1000, "topic": "Bench", "tag": "TagA", "body": "a{{i}}", "count": {half}, "intervalMs": 0}},
-            {{"at": 1000, "topic": "Bench", "tag": "TagC", "body": "c{{i}}", "count": {rest}, "intervalMs": 0}}]}}],
+        "producers": [{{"id": "p", "sends": [{sends}]}}],
         "groups": [{{"name": "g", "consumers": [{consumers}]}}]}}"#,
-        rest = n - half,
+        sends = sends.join(","),
         consumers = consumers.join(",")
     )
+}
+
+/// `count` messages as send counts within the per-send limit (one send when it fits).
+pub fn send_chunks(count: u64) -> impl Iterator<Item = u64> {
+    let per = mqviz_engine::scenario::MAX_MESSAGES_PER_SEND;
+    let sends = count.div_ceil(per).max(1);
+    (0..sends).map(move |k| (count - k * per).min(per))
 }
 
 /// One throughput run: what it simulated, how long it took, and what it held.
@@ -180,29 +195,74 @@ fn bench_sql92() {
     );
 }
 
+/// The scenarios a benchmark runs for `n` messages (and its warm-up), each checked by its
+/// model's parser: a size the scenario format refuses is reported with its JSON path here,
+/// before anything runs, rather than found by a run that cannot start.
+fn refused_sizes(which: &str, n: u64, warmup: u64) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut check = |bench: &str, errors: Option<Vec<mqviz_engine::json_path::PathError>>| {
+        for e in errors.into_iter().flatten() {
+            problems.push(format!("bench {bench}: {e}"));
+        }
+    };
+    let all = which == "all";
+    if all || which == "throughput" {
+        for size in [n, warmup] {
+            check("throughput", parse_scenario(&throughput_scenario(size)).err());
+        }
+    }
+    if which == "load" {
+        check("load", parse_scenario(&mqviz_rocketmq::scenario::load_scenario(n)).err());
+    }
+    if all || which == "kafka-sim" {
+        check("kafka-sim", mqviz_kafka::scenario::parse_scenario(&kafka_sim::scenario(n)).err());
+    }
+    if all || which == "pulsar-sim" {
+        check("pulsar-sim", mqviz_pulsar::scenario::parse_scenario(&pulsar_sim::scenario(n)).err());
+    }
+    problems
+}
+
 pub fn main(args: &[String]) -> ExitCode {
     let which = args.first().filter(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("all");
-    let n = args
-        .iter()
-        .position(|a| a == "--messages")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
     let option = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str);
+    // Numbers that do not parse are errors, not silently the default.
+    let number = |name: &str| -> Result<Option<u64>, String> {
+        match option(name) {
+            None if args.iter().any(|a| a == name) => Err(format!("{name} needs a number")),
+            None => Ok(None),
+            Some(v) => v.parse::<u64>().map(Some).map_err(|_| format!("{name} {v:?}: expected a whole number")),
+        }
+    };
+    let (n, budget_mb, warmup) = match (number("--messages"), number("--memory-budget"), number("--warmup")) {
+        (Ok(n), Ok(b), Ok(w)) => (n.unwrap_or(1_000_000), b, w.unwrap_or(DEFAULT_WARMUP)),
+        (n, b, w) => {
+            for e in [n.err(), b.err(), w.err()].into_iter().flatten() {
+                eprintln!("bench: {e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let refused = refused_sizes(which, n, warmup);
+    if !refused.is_empty() {
+        for e in refused {
+            eprintln!("{e}");
+        }
+        return ExitCode::from(2);
+    }
     // The benchmark measures; a budget applies only when asked for (in MB).
-    let budget = option("--memory-budget").and_then(|v| v.parse::<u64>().ok()).map_or(u64::MAX, |mb| mb * 1_000_000);
+    let budget = budget_mb.map_or(u64::MAX, |mb| mb.saturating_mul(1_000_000));
     let provenance: &[bool] = match option("--provenance") {
         Some("on") => &[true],
         Some("off") => &[false],
         _ => &[false, true],
     };
-    let warmup = option("--warmup").and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_WARMUP);
     if cfg!(debug_assertions) {
         println!("note: this is a debug build; build with --release for meaningful figures");
     }
     match which {
         "throughput" => bench_throughput(n, provenance, budget, warmup),
-        "load" => bench_load(n, option("--memory-budget").and_then(|v| v.parse::<u64>().ok()).map(|mb| mb * 1_000_000)),
+        "load" => bench_load(n, budget_mb.map(|mb| mb.saturating_mul(1_000_000))),
         "allocate" => bench_allocate(),
         "sql92" => bench_sql92(),
         "filters" => crate::bench::filters::bench_filter_manager(),
@@ -228,4 +288,22 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An hour at 10,000 a second (36 M) is within every model's limits once split into sends;
+    /// a size past the scenario's total is refused with its JSON path instead of a panic.
+    #[test]
+    fn benchmark_sizes_are_checked_before_running() {
+        assert_eq!(refused_sizes("all", 36_000_000, DEFAULT_WARMUP), Vec::<String>::new());
+        assert_eq!(send_chunks(36_000_000).collect::<Vec<_>>(), vec![16_777_216, 16_777_216, 2_445_568]);
+        assert_eq!(send_chunks(0).collect::<Vec<_>>(), vec![0]);
+        let refused = refused_sizes("all", 60_000_000, DEFAULT_WARMUP);
+        for bench in ["throughput", "kafka-sim", "pulsar-sim"] {
+            assert!(refused.iter().any(|e| e.starts_with(&format!("bench {bench}: $.producers"))), "{bench}: {refused:?}");
+        }
+    }
 }

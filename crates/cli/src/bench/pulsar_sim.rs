@@ -24,13 +24,24 @@ pub fn scenario(messages: u64) -> String {
         r#"{{"format": "mqviz-scenario/1", "broker": "pulsar", "name": "pulsar-sim bench", "seed": 1, "until": {until},
         "topics": [{{"name": "orders"}}],
         "producers": [{{"name": "p", "topic": "orders", "batching": false,
-            "sends": [{{"at": 1000, "count": {messages}, "burst": 10, "intervalMs": 1, "key": "key-{{i%100000}}", "body": "m{{i}}"}}]}}],
+            "sends": [{sends}]}}],
         "consumers": [{consumers}],
         "timeline": [{{"at": {mid}, "action": "addConsumer", "consumer": {joiner}}},
                      {{"at": {mid}, "action": "closeConsumer", "consumer": "c0"}}]}}"#,
         until = mid * 2 + 60_000,
         consumers = consumers.join(","),
         joiner = consumer(CONSUMERS),
+        // 10 messages a millisecond; a script longer than one send goes on where the last ended.
+        sends = super::send_chunks(messages)
+            .scan(1_000, |at, c| {
+                let send = format!(
+                    r#"{{"at": {at}, "count": {c}, "burst": 10, "intervalMs": 1, "key": "key-{{i%100000}}", "body": "m{{i}}"}}"#
+                );
+                *at += c / 10;
+                Some(send)
+            })
+            .collect::<Vec<_>>()
+            .join(","),
     )
 }
 
