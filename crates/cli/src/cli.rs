@@ -9,7 +9,8 @@ use mqviz_app::registry;
 use mqviz_model::log_line;
 
 const USAGE: &str = "usage:
-  mqviz run SCENARIO.json [--json] [--log]     run a scenario and print its report (or event log)
+  mqviz run SCENARIO.json [--json] [--log] [--until MS]   run a scenario and print its report (or event log)
+  mqviz review SCENARIO.json [--json|--markdown] [--until MS]   the verdict on the change in its timeline: exit 0 safe, 1 risk, 2 bad input
   mqviz validate SCENARIO.json...              check scenario files, print every error with its JSON path
   mqviz conformance [--emit] VECTORS.json...   run conformance vectors (--emit: one JSON line per case for check.py)
   mqviz bench [throughput|load|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N] [--provenance on|off] [--memory-budget MB] [--warmup N]   run the benchmarks
@@ -18,6 +19,7 @@ const USAGE: &str = "usage:
 pub fn main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
+        Some("review") => review(&args[1..]),
         Some("validate") => validate(&args[1..]),
         Some("conformance") => conformance_cmd(&args[1..]),
         Some("bench") => crate::bench::main(&args[1..]),
@@ -37,20 +39,67 @@ fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
 }
 
-fn run(args: &[String]) -> ExitCode {
-    let as_json = args.iter().any(|a| a == "--json");
-    let log = args.iter().any(|a| a == "--log");
-    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
+/// A scenario file named on the command line, with `until` replaced by `--until MS` if given.
+/// Errors are printed; `None` means exit 2.
+fn scenario_arg(args: &[String]) -> Option<(String, String)> {
+    let until_at = args.iter().position(|a| a == "--until");
+    let Some(path) =
+        args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && Some(i.wrapping_sub(1)) != until_at).map(|(_, a)| a)
+    else {
         eprintln!("{USAGE}");
-        return ExitCode::from(2);
+        return None;
     };
-    let text = match read(path) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
+    let text = read(path).map_err(|e| eprintln!("{e}")).ok()?;
+    let Some(at) = until_at else { return Some((path.clone(), text)) };
+    let Some(until) = args.get(at + 1).and_then(|v| v.parse::<u64>().ok()) else {
+        eprintln!("--until needs a time in milliseconds");
+        return None;
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(mut v) if v.is_object() => {
+            v["until"] = json!(until);
+            Some((path.clone(), v.to_string()))
+        }
+        // Left as it is, so the parser reports what is wrong with its position.
+        _ => Some((path.clone(), text)),
+    }
+}
+
+fn review(args: &[String]) -> ExitCode {
+    let Some((path, text)) = scenario_arg(args) else { return ExitCode::from(2) };
+    let start = match registry::load(&text) {
+        Ok(loaded) if loaded.edits.is_empty() => loaded.sim,
+        Ok(_) => {
+            eprintln!("{path}: review reads the change from the timeline; move the run's \"edits\" into \"timeline\"");
+            return ExitCode::from(2);
+        }
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{path}: {e}");
+            }
             return ExitCode::from(2);
         }
     };
+    let change_at = serde_json::from_str(&text).ok().and_then(|v| mqviz_app::review::change_at(&v));
+    let r = mqviz_app::review::review(&*start, start.until(), change_at);
+    let out = if args.iter().any(|a| a == "--json") {
+        serde_json::to_string_pretty(&r.json()).unwrap_or_default() + "\n"
+    } else if args.iter().any(|a| a == "--markdown") {
+        r.markdown()
+    } else {
+        r.text()
+    };
+    match emit(&out) {
+        code if code != ExitCode::SUCCESS => code,
+        _ if r.risky() => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn run(args: &[String]) -> ExitCode {
+    let as_json = args.iter().any(|a| a == "--json");
+    let log = args.iter().any(|a| a == "--log");
+    let Some((path, text)) = scenario_arg(args) else { return ExitCode::from(2) };
     match registry::run(&text) {
         Ok(sim) => {
             if log {
@@ -166,6 +215,50 @@ fn emit(text: &str) -> ExitCode {
         Err(e) => {
             eprintln!("writing the output: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The consistent-group preset with `timeline` as the change, written to a temporary file.
+    fn scenario_file(name: &str, timeline: serde_json::Value) -> String {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/scenarios/consistent-group.json"))
+            .expect("preset");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["timeline"] = timeline;
+        let path = std::env::temp_dir().join(format!("mqviz-review-{}-{name}.json", std::process::id()));
+        std::fs::write(&path, v.to_string()).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn review_exits_1_on_a_risk_0_when_safe_and_2_for_bad_input() {
+        let switch = scenario_file(
+            "switch",
+            json!([{"at": 5000, "action": "subscribe", "consumer": "ConsumerB", "topic": "TopicTestA", "expression": "TagB"}]),
+        );
+        let add = scenario_file(
+            "add",
+            json!([{"at": 5000, "action": "addConsumer", "group": "testGroupConsumer",
+                    "consumer": {"clientId": "ConsumerC", "subscriptions": {"TopicTestA": "TagA || TagB"}}}]),
+        );
+        assert_eq!(main(&args(&["review", &switch])), ExitCode::from(1));
+        assert_eq!(main(&args(&["review", &add, "--markdown"])), ExitCode::SUCCESS);
+        // Before the switch reaches the broker nothing is lost yet: --until moves the end.
+        assert_eq!(main(&args(&["review", "--until", "4000", &switch])), ExitCode::SUCCESS);
+        assert_eq!(main(&args(&["review", "--until", "soon", &switch])), ExitCode::from(2));
+        assert_eq!(main(&args(&["review", "/nonexistent/scenario.json"])), ExitCode::from(2));
+        let bad = scenario_file("bad", json!([{"at": 5000, "action": "subscribe", "consumer": "Nobody"}]));
+        assert_eq!(main(&args(&["review", &bad])), ExitCode::from(2));
+        for f in [switch, add, bad] {
+            let _ = std::fs::remove_file(f);
         }
     }
 }

@@ -13,6 +13,7 @@ mod kafka_behaviours;
 mod kafka_presets;
 mod pulsar_behaviours;
 mod pulsar_presets;
+mod review;
 mod rocketmq_behaviours;
 mod rocketmq_fidelity;
 mod seed_experiments;

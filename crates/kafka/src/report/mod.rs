@@ -146,6 +146,7 @@ fn record_json(w: &World, m: MsgId) -> Map<String, Value> {
     let mut o = Map::new();
     if let Some(msg) = w.messages.get(m as usize) {
         let p = &w.partitions[msg.pid as usize];
+        o.insert("msg".into(), json!(m));
         o.insert("topic".into(), json!(&*w.topics[p.topic].name));
         o.insert("partition".into(), json!(p.partition));
         o.insert("offset".into(), json!(msg.offset));
