@@ -279,11 +279,22 @@ test('3. embeds: drawn at once, titled by their preset, a time bar with step and
   await small.page.screenshot({ path: join(artifacts, 'classroom-embed-480x270.png') });
   await small.page.close();
 
-  // A bad preset: an error inside the embed, not the whole editor squeezed into the frame.
-  const bad = await openPage(ctx, { viewport: { width: 640, height: 400 }, fragment: '#embed&preset=no-such-preset' });
+  // A bad preset: an error inside the embed, not the whole editor squeezed into the frame, and
+  // not the default diagram either (the page around it asked for another): the error alone,
+  // addressed to whoever can mend the frame's address, with no dismiss that would leave it empty.
+  const bad = await openPage(ctx, { viewport: { width: 640, height: 400 }, fragment: '#embed&preset=kafka-eager-joins' });
   await bad.page.waitForSelector('[data-testid="embed"] [data-testid="link-error"]');
-  assert.match(await bad.page.textContent('[data-testid="link-error"]'), /unknown preset "no-such-preset"/);
+  const said = await bad.page.textContent('[data-testid="link-error"]');
+  assert.match(said, /unknown preset "kafka-eager-joins"/);
+  assert.match(said, /page that embeds it/);
+  assert.doesNotMatch(said, /address bar/);
   assert.equal(await bad.page.$('.editor-panel'), null);
+  assert.equal(await bad.page.isVisible('[data-testid="canvas-topology"]'), false, 'no diagram of another run');
+  assert.equal(await bad.page.isVisible('[data-testid="play"]'), false);
+  assert.equal(await bad.page.$('[data-testid="link-error"] .dismiss'), null);
+  const box = await bad.page.locator('[data-testid="link-error"]').boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 400.5, `the error is inside the frame: ${JSON.stringify(box)}`);
+  await bad.page.screenshot({ path: join(artifacts, 'classroom-embed-bad-preset.png') });
   await bad.page.close();
 });
 

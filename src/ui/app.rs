@@ -144,7 +144,10 @@ pub fn LinkError() -> impl IntoView {
             view! {
                 <p class="error link-error" role="alert" data-testid="link-error">
                     {e}
-                    <button class="dismiss" aria-label="Dismiss" on:click=move |_| sim.link_error.set(None)>"×"</button>
+                    // A refused embed has nothing else to show: dismissing would leave an empty frame.
+                    <Show when=move || !sim.embed_refused.get()>
+                        <button class="dismiss" aria-label="Dismiss" on:click=move |_| sim.link_error.set(None)>"×"</button>
+                    </Show>
                 </p>
             }
         })

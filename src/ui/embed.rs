@@ -64,6 +64,11 @@ fn error(message: impl Into<String>) {
     post(&json!({"type": "error", "message": message.into()}));
 }
 
+/// Tells the embedding page that its link could not be shown (see `url::follow`).
+pub fn report_error(message: &str) {
+    error(message);
+}
+
 /// Carries out one inbound message; `Err` says why it was refused.
 fn handle(sim: Sim, msg: &Value) -> Result<(), String> {
     let obj = msg.as_object().ok_or("expected an object with a \"type\"")?;
@@ -81,7 +86,13 @@ fn handle(sim: Sim, msg: &Value) -> Result<(), String> {
             if scenario.to_string().len() > MAX_LOAD {
                 return Err(format!("load: the scenario is larger than {MAX_LOAD} bytes"));
             }
-            sim.load_value(scenario.clone(), "embedded scenario").map_err(|e| format!("load: {e}"))
+            sim.load_value(scenario.clone(), "embedded scenario").map_err(|e| format!("load: {e}"))?;
+            // The page sent what to show: a link refused before no longer stands.
+            if sim.embed_refused.get_untracked() {
+                sim.embed_refused.set(false);
+                sim.link_error.set(None);
+            }
+            Ok(())
         }
         "play" => {
             only(&["type"])?;
@@ -241,9 +252,12 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
         sim.ui_version.track();
         sim.link().map(|l| l.replace("#embed&", "#").replace("#embed", "#")).unwrap_or_else(|_| "#".into())
     };
+    // A refused link shows its error alone: no controls, outcome or diagram of another run. The
+    // canvas stays in the page (the render loop owns it), hidden.
+    let shown = move || !sim.embed_refused.get();
     view! {
         <div class="embed" data-testid="embed">
-            <div class="embed-bar">
+            <div class="embed-bar" class:hidden=move || !shown()>
                 {move || {
                     if sim.playing.get() {
                         view! { <button data-testid="pause" class="primary" on:click=move |_| toggle_play()>"❚❚"</button> }.into_any()
@@ -280,12 +294,14 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                 >{move || fmt_ms(now())}</span>
                 <a class="small" href=full target="_blank" rel="noopener">"open in mqviz ↗"</a>
             </div>
-            <div class="embed-time">
+            <div class="embed-time" class:hidden=move || !shown()>
                 <super::controls::Scrub />
                 <super::controls::ChapterMarks />
             </div>
-            <super::outcome::Outcome />
-            <div class="canvas-wrap">
+            <Show when=shown>
+                <super::outcome::Outcome />
+            </Show>
+            <div class="canvas-wrap" class:hidden=move || !shown()>
                 <canvas data-testid="canvas-topology" node_ref=canvas aria-label="Topology and messages in flight"></canvas>
             </div>
             {move || {

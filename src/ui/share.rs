@@ -8,18 +8,17 @@ use wasm_bindgen::JsCast;
 
 use super::state::{edit_name, fmt_ms, Sim};
 
-/// Reads a dropped or picked file as text, then hands it to `done`.
+/// Reads a dropped or picked file as text, then hands it to `done`. `Blob.text()` is a promise,
+/// awaited in a task: nothing is left behind per file (a `FileReader` callback had to be leaked
+/// with `Closure::forget`). A file that cannot be read arrives as empty text, which the scenario
+/// parser then reports.
 fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
-    let Ok(reader) = web_sys::FileReader::new() else { return };
     let name = file.name();
-    let r2 = reader.clone();
-    let cb = Closure::once(move |_: web_sys::ProgressEvent| {
-        let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+    let reading = file.text();
+    leptos::task::spawn_local(async move {
+        let text = js_sys::futures::JsFuture::from(reading).await.ok().and_then(|v| v.as_string()).unwrap_or_default();
         done(text, name);
     });
-    reader.set_onload(Some(cb.as_ref().unchecked_ref()));
-    cb.forget();
-    let _ = reader.read_as_text(&file);
 }
 
 /// Offers `text` as a downloaded file.

@@ -81,6 +81,9 @@ pub struct Sim {
     /// The bad fields of the link the page was opened with (the rest of it opened). While it
     /// shows, the address bar keeps that link, so its recipient can mend it.
     pub link_error: RwSignal<Option<String>>,
+    /// An embed whose link names nothing it can show (its preset or scenario was bad): it shows
+    /// the error alone, never the default diagram, which its page did not ask for.
+    pub embed_refused: RwSignal<bool>,
     /// The panel a link asked for, opened once its run (and so its model's tabs) is in.
     panel_asked: StoredValue<Option<String>>,
     pub show_help: RwSignal<bool>,
@@ -182,6 +185,7 @@ impl Sim {
             kind: RwSignal::new(None),
             load_error: RwSignal::new(None),
             link_error: RwSignal::new(None),
+            embed_refused: RwSignal::new(false),
             panel_asked: StoredValue::new(None),
             show_help: RwSignal::new(false),
             epoch: StoredValue::new(0),

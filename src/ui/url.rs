@@ -94,8 +94,17 @@ pub fn follow(sim: Sim, fragment: &str) {
     read(format!("#{fragment}"), move |read| match read {
         _ if !sim.still_asked(ticket) => {}
         Ok((l, _)) if l.bench => {}
+        Ok((l, faults)) if l.embed && !faults.is_empty() && l.preset.is_none() && l.scenario.is_none() => {
+            // Opened without its bad fields, the embed would show the default preset: a diagram
+            // its page never asked for. It shows why instead, and tells the page around it.
+            sim.embed_refused.set(true);
+            let text = embed_faults_text(&faults);
+            super::embed::report_error(&text);
+            sim.link_error.set(Some(text));
+        }
         Ok((l, faults)) => {
-            sim.link_error.set((!faults.is_empty()).then(|| faults_text(&faults)));
+            let text = if l.embed { embed_faults_text } else { faults_text };
+            sim.link_error.set((!faults.is_empty()).then(|| text(&faults)));
             if let Err(e) = sim.open_link(&l) {
                 sim.load_error.set(Some(format!("link: {e}")));
             }
@@ -141,6 +150,15 @@ fn faults_text(faults: &[LinkError]) -> String {
         "This link has {} that could not be used, and opened without {}: {}. The address bar keeps the link as it was, to mend.",
         if n == 1 { "a field".to_string() } else { format!("{n} fields") },
         if n == 1 { "it" } else { "them" },
+        each.join("; ")
+    )
+}
+
+/// The same for an embed, whose viewer has no address bar: the page that embeds it mends it.
+fn embed_faults_text(faults: &[LinkError]) -> String {
+    let each: Vec<String> = faults.iter().map(|f| format!("column {}: {}", f.column, f.message)).collect();
+    format!(
+        "This embedded diagram's link could not be used ({}). The page that embeds it needs to mend the address of its frame.",
         each.join("; ")
     )
 }

@@ -214,7 +214,10 @@ fn read_part(link: &mut Link, part: &str, column: usize, unpack: Option<Unpack>)
         },
         "preset" => match entry(value).or_else(|| entry(&format!("{value}.json"))) {
             Some(Entry { file, .. }) => link.preset = Some(file),
-            None => return err(vcol, format!("unknown preset {value:?}")),
+            None => {
+                let hint = super::presets::nearest(value).map(|n| format!("; did you mean {n:?}?")).unwrap_or_default();
+                return err(vcol, format!("unknown preset {value:?}{hint}"));
+            }
         },
         "scenario" => match packed(value)? {
             Some(v @ Value::Object(_)) => link.scenario = Some(v),
@@ -356,6 +359,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_mistyped_preset_names_the_nearest_one() {
+        let (_, faults) = parse_fragment_lenient_with("#embed&preset=kafka-eager-joins", None).unwrap();
+        assert_eq!(faults.len(), 1);
+        assert_eq!(faults[0].message, "unknown preset \"kafka-eager-joins\"; did you mean \"kafka-eager-join\"?");
+        let (_, faults) = parse_fragment_lenient_with("#preset=nothing-like-it", None).unwrap();
+        assert_eq!(faults[0].message, "unknown preset \"nothing-like-it\"");
+    }
 
     #[test]
     fn a_bad_field_is_a_fault_and_the_other_fields_still_open() {

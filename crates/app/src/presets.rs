@@ -70,6 +70,32 @@ pub fn entry(file: &str) -> Option<&'static Entry> {
     CATALOGUE.iter().find(|p| p.file == file)
 }
 
+/// The preset whose name is nearest a mistyped one (`kafka-eager-joins`: `kafka-eager-join`),
+/// when it is a few keystrokes away.
+pub fn nearest(name: &str) -> Option<&'static str> {
+    let name = name.trim_end_matches(".json");
+    let distance = |a: &str, b: &str| {
+        // Levenshtein over bytes: preset names are ASCII, and this runs once per bad link.
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.bytes().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.bytes().enumerate() {
+                let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+                diagonal = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    CATALOGUE
+        .iter()
+        .map(|p| (distance(name, p.file.trim_end_matches(".json")), p.file))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, file)| file.trim_end_matches(".json"))
+}
+
 /// The generated load scenario the page opens for `#bench=N` (and `mqviz bench load` measures): a
 /// RocketMQ group of three consumers that disagree on the tag, fed `messages` messages.
 pub fn load_scenario(messages: u64) -> String {
