@@ -40,9 +40,13 @@ pub fn Inspector() -> impl IntoView {
                     let groups: Vec<&str> =
                         p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.group.as_str()).collect();
                     let owner_s = esc(&names.join(", "));
+                    // The model gives a reason only when having no owner is a fault; without one
+                    // the queue is simply not assigned (yet, or to a group that wants it).
                     let (cls, text) = if names.is_empty() {
-                        let why = p.unowned_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
-                        (" class=\"unowned\"", format!("— unowned —{}", esc(&why)))
+                        match p.unowned_reason.as_deref() {
+                            Some(r) => (" class=\"unowned\"", format!("— unowned — ({})", esc(r))),
+                            None => (" class=\"muted\"", "not assigned".to_string()),
+                        }
                     } else {
                         ("", owner_s.clone())
                     };

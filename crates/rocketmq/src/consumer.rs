@@ -147,6 +147,9 @@ pub struct RebalanceService {
     /// A topic of the last run came out unbalanced (allocation ≠ working queues): the next run
     /// follows after `minInterval` instead of 20 s.
     pub unbalanced: bool,
+    /// Runs since this start: none yet means its queues are not allocated yet, which is no
+    /// fault (a consumer's first rebalance follows its start by up to a second).
+    pub runs: u32,
 }
 
 #[derive(Clone, Debug)]

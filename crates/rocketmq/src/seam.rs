@@ -164,7 +164,9 @@ impl World {
                     alloc.extend(allocation_by_strategy(self, group, topic, ms));
                 }
             }
-            let wanted = self.consumers.iter().any(|c| c.running && c.subs.contains_key(topic));
+            // Until every subscriber has rebalanced once, an unowned queue is not allocated yet.
+            let wanted = self.consumers.iter().any(|c| c.running && c.subs.contains_key(topic))
+                && self.awaiting_first_rebalance(topic).is_none();
             for (bi, b) in self.brokers.iter().enumerate() {
                 let Some(cqs) = b.cqs.get(topic) else { continue };
                 for (q, cq) in cqs.iter().enumerate() {

@@ -190,3 +190,29 @@ fn explicit_send_times_are_honoured() {
     assert_eq!(born, vec![3000, 3500, 9000]);
     assert_eq!(w.consumers[0].stats.consumed, 3);
 }
+
+/// Before a member's first rebalance (up to a second after its start) its queues are not
+/// allocated yet: no owner then is no fault, so neither the warnings nor the view call it one
+/// (issue 42: an all-red "unowned" table at t=0 was a red herring). Once the members have
+/// rebalanced, a queue left without an owner is a fault again.
+#[test]
+fn queues_before_the_first_rebalance_are_not_reported_unowned() {
+    let groups = json!([{"name": "g", "consumers": [{"clientId": "c1", "subscriptions": {"T": "*"}},
+        {"clientId": "c2", "subscriptions": {"T": "*"}, "startAt": 3000}]}]);
+    let text = scenario(groups, json!([{"at": 8000, "action": "crashConsumer", "consumer": "c1"}]), 60_000, 1);
+    let mut w = World::new(parse_scenario(&text).unwrap());
+    let unowned = |w: &World| {
+        let v = mqviz_model::Simulation::view(w);
+        v.topics.iter().flat_map(|t| t.partitions.iter()).filter(|p| p.unowned_reason.is_some()).count()
+    };
+    let warns = |w: &World| mqviz_model::Simulation::warnings(w).iter().any(|(_, t)| t.contains("with no owner"));
+    w.run_until(0);
+    assert_eq!(w.awaiting_first_rebalance("T").map(|(c, _)| c), Some("c1"));
+    assert_eq!((unowned(&w), warns(&w)), (0, false), "t=0: nothing allocated yet is no fault");
+    w.run_until(2000);
+    assert!(w.awaiting_first_rebalance("T").is_none());
+    // c1 crashed at 8 s: c2 takes its queues only once the broker expires c1's channel, so
+    // in between the queues c1 held are owned by nobody, and that is reported.
+    w.run_until(9000);
+    assert!(unowned(&w) > 0 && warns(&w), "an orphan after the first rebalance is reported");
+}

@@ -97,7 +97,8 @@ pub fn group_warnings(w: &World, group: &str, members: &[usize]) -> Vec<String> 
                 None => mq.short(),
             })
             .collect();
-        if !orphans.is_empty() && !running.is_empty() {
+        // Before a member's first rebalance its share is not allocated yet: no fault.
+        if !orphans.is_empty() && !running.is_empty() && w.awaiting_first_rebalance(&topic).is_none() {
             out.push(format!(
                 "Queues of {topic} with no owner in {group}: {}. Messages there are not consumed by this group.",
                 orphans.join(", ")

@@ -86,6 +86,15 @@ impl World {
         self.schedule_rebalance_at(c, at);
     }
 
+    /// A running consumer subscribing `topic` that has not run a rebalance since it started, and
+    /// when its first run is due: until then a queue without an owner is expected, not a fault.
+    pub fn awaiting_first_rebalance(&self, topic: &str) -> Option<(&str, Millis)> {
+        self.consumers
+            .iter()
+            .find(|c| c.running && c.rebalance.runs == 0 && c.subs.contains_key(topic))
+            .map(|c| (&*c.name, c.rebalance.next_run_at))
+    }
+
     /// `doRebalance`: every subscribed topic (the retry topic included), then
     /// `truncateMessageQueueNotMyTopic`. A balanced run waits 20 s for the next one.
     pub(super) fn run_rebalance(&mut self, c: usize) {
@@ -95,6 +104,7 @@ impl World {
         {
             let service = &mut self.consumers[c].rebalance;
             service.last_run_at = now;
+            service.runs = service.runs.saturating_add(1);
             service.unbalanced = false;
             // The wait after this run; an unbalanced topic shortens it to minInterval.
             service.next_run_at = Millis::MAX;
