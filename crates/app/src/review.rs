@@ -144,14 +144,20 @@ fn finding(
     let view = sim.message(msg as _);
     let message = match &view {
         Some(m) => match (m.partition.and_then(|p| labels.get(&p)), m.offset) {
+            // A partition labelled as its topic (a non-partitioned Pulsar topic) is named once.
+            (Some(p), Some(o)) if m.topic.ends_with(p.as_str()) => format!("{} offset {o}", m.topic),
             (Some(p), Some(o)) => format!("{} {p} offset {o}", m.topic),
             _ => m.topic.clone(),
         },
         None => format!("message {msg}"),
     };
-    let reason = reason_keys.iter().find_map(|k| entry[*k].as_str()).unwrap_or("").to_string();
-    let events = match &entry["events"] {
-        Value::Array(a) => a.iter().filter_map(Value::as_u64).collect(),
+    // Pulsar tells a redelivered message's story step by step instead of one reason.
+    let story = entry["story"].as_array();
+    let told = || story.map(|steps| steps.iter().filter_map(|s| s["what"].as_str()).collect::<Vec<_>>().join("; "));
+    let reason = reason_keys.iter().find_map(|k| entry[*k].as_str().map(str::to_string)).or_else(told).unwrap_or_default();
+    let events = match (&entry["events"], story) {
+        (Value::Array(a), _) => a.iter().filter_map(Value::as_u64).collect(),
+        (_, Some(steps)) => steps.iter().filter_map(|s| s["event"].as_u64()).collect(),
         _ => entry["event"].as_u64().into_iter().collect(),
     };
     Some(Finding { message, group: entry[group_key].as_str().unwrap_or("").to_string(), reason, events })
@@ -161,11 +167,17 @@ impl Review {
     /// True when the change is risky: something is lost or duplicated, or a partition or queue
     /// of a consumed topic has no owner at the end. `mqviz review` exits 1 then.
     pub fn risky(&self) -> bool {
-        self.totals.lost > 0
-            || self.totals.duplicated > 0
-            || !self.lost.is_empty()
-            || !self.duplicated.is_empty()
-            || !self.unowned_at_end.is_empty()
+        self.lost_count() > 0 || self.duplicated_count() > 0 || !self.unowned_at_end.is_empty()
+    }
+
+    /// Messages a group will never process: lost (skipped, filtered, truncated) and
+    /// dead-lettered, by the model's counts, or as many as are listed if more.
+    pub fn lost_count(&self) -> u64 {
+        (self.totals.lost + self.totals.dead_lettered).max(self.lost.len() as u64)
+    }
+
+    pub fn duplicated_count(&self) -> u64 {
+        self.totals.duplicated.max(self.duplicated.len() as u64)
     }
 
     pub fn verdict(&self) -> String {
@@ -173,11 +185,11 @@ impl Review {
             return format!("SAFE: nothing lost or duplicated, and every {} has an owner at t={}.", self.noun(), self.until);
         }
         let mut risks = Vec::new();
-        if self.totals.lost > 0 {
-            risks.push(format!("{} lost", self.totals.lost));
+        if self.lost_count() > 0 {
+            risks.push(format!("{} lost", self.lost_count()));
         }
-        if self.totals.duplicated > 0 {
-            risks.push(format!("{} duplicated", self.totals.duplicated));
+        if self.duplicated_count() > 0 {
+            risks.push(format!("{} duplicated", self.duplicated_count()));
         }
         if !self.unowned_at_end.is_empty() {
             risks.push(format!("{} without an owner at the end", self.unowned_at_end.len()));
@@ -201,9 +213,9 @@ impl Review {
             + &match self.settled_at {
                 None => "Nothing moved: every owner stayed the same.".to_string(),
                 Some(t) if self.gaps.iter().any(|g| g.to.is_none()) => {
-                    format!("{} moves; not stable by t={} (the last change at t={t}).", self.moves.len(), self.until)
+                    format!("{}; not stable by t={} (the last change at t={t}).", moves_text(self.moves.len()), self.until)
                 }
-                Some(t) => format!("{} moves; stable again from t={t}.", self.moves.len()),
+                Some(t) => format!("{}; stable again from t={t}.", moves_text(self.moves.len())),
             }
     }
 
@@ -228,7 +240,7 @@ impl Review {
             }
             s += &format!("\n{title} ({total}):\n");
             for f in list {
-                s += &format!("  {} [{}]: {}{}\n", f.message, f.group, f.reason, events_text(&f.events));
+                s += &format!("  {}{}: {}{}\n", f.message, group_text(&f.group), f.reason, events_text(&f.events));
             }
         }
         for (title, text) in &self.warnings {
@@ -258,7 +270,8 @@ impl Review {
             }
             s += &format!("\n**{title}** ({total})\n\n");
             for f in list {
-                s += &format!("- `{}` ({}): {}{}\n", f.message, cell(&f.group), cell(&f.reason), events_text(&f.events));
+                s +=
+                    &format!("- `{}`{}: {}{}\n", f.message, cell(&group_text(&f.group)), cell(&f.reason), events_text(&f.events));
             }
         }
         for (title, text) in &self.warnings {
@@ -283,9 +296,9 @@ impl Review {
             "moves": self.moves.iter().map(|m| json!({"at": m.at, "partition": m.partition, "from": m.from, "to": m.to, "unownedSince": m.unowned_since})).collect::<Vec<_>>(),
             "withoutOwner": self.gaps.iter().map(|g| json!({"partition": g.partition, "from": g.from, "to": g.to})).collect::<Vec<_>>(),
             "unownedAtEnd": self.unowned_at_end,
-            "lostCount": self.totals.lost,
+            "lostCount": self.lost_count(),
             "lost": findings(&self.lost),
-            "duplicatedCount": self.totals.duplicated,
+            "duplicatedCount": self.duplicated_count(),
             "duplicated": findings(&self.duplicated),
             "unconsumedCount": self.totals.unconsumed,
             "unconsumed": findings(&self.unconsumed),
@@ -296,10 +309,27 @@ impl Review {
     /// The message lists with their titles and the model's full counts (the lists may be capped).
     fn lists(&self) -> [(&'static str, &[Finding], u64); 3] {
         [
-            ("Lost", &self.lost[..], self.totals.lost.max(self.lost.len() as u64)),
-            ("Duplicated", &self.duplicated[..], self.totals.duplicated.max(self.duplicated.len() as u64)),
+            ("Lost (skipped, filtered, truncated or dead-lettered)", &self.lost[..], self.lost_count()),
+            ("Duplicated or delivered again", &self.duplicated[..], self.duplicated_count()),
             ("Not consumed by the end", &self.unconsumed[..], self.totals.unconsumed.max(self.unconsumed.len() as u64)),
         ]
+    }
+}
+
+/// ` [group]`, or nothing when the report does not say (Pulsar's per-message lists).
+fn group_text(group: &str) -> String {
+    if group.is_empty() {
+        String::new()
+    } else {
+        format!(" [{group}]")
+    }
+}
+
+fn moves_text(n: usize) -> String {
+    if n == 1 {
+        "1 move".into()
+    } else {
+        format!("{n} moves")
     }
 }
 

@@ -37,7 +37,7 @@ fn one_member_switching_its_tag_is_a_risk_that_names_the_lost_messages() {
     }
     assert!(!r.warnings.is_empty(), "the inconsistent subscription is warned about: {}", r.text());
     let md = r.markdown();
-    assert!(md.contains("**RISK:") && md.contains("**Lost**"), "{md}");
+    assert!(md.contains("**RISK:") && md.contains("**Lost ("), "{md}");
     assert_eq!(r.json()["risky"], json!(true));
 }
 
@@ -84,4 +84,37 @@ fn a_kafka_member_leaving_for_good_is_reviewed_from_the_kafka_report() {
     .to_string();
     let r = review_of(&early);
     assert!(r.risky() && r.unowned_at_end.len() == 2, "{}", r.text());
+}
+
+/// Pulsar: a consumer that nacks every message of one key, with a dead-letter policy, loses them
+/// to the dead-letter topic after redeliveries; the review reads both from the Pulsar report.
+#[test]
+fn a_pulsar_change_that_dead_letters_is_a_risk() {
+    let c = |name: &str, nack: bool| {
+        let mut v = json!({"name": name, "topic": "t", "subscription": "s", "subscriptionType": "Shared",
+                           "negativeAckRedeliveryDelayMs": 500, "deadLetterPolicy": {"maxRedeliverCount": 1},
+                           "ack": {"mode": "individual"}});
+        if nack {
+            v["ack"] = json!({"mode": "individual", "nackFirst": 100});
+        }
+        v
+    };
+    let text = json!({
+        "format": "mqviz-scenario/1", "broker": "pulsar", "name": "nacking joiner", "seed": 1, "until": 20000,
+        "topics": [{"name": "t"}],
+        "producers": [{"name": "p", "topic": "t", "batching": false, "sends": [{"at": 3000, "count": 20, "intervalMs": 100, "key": "k-{i}"}]}],
+        "consumers": [c("steady", false)],
+        "timeline": [{"at": 2000, "action": "addConsumer", "consumer": c("nacker", true)}]
+    })
+    .to_string();
+    let r = review_of(&text);
+    assert_eq!(r.change_at, Some(2000));
+    assert!(r.risky(), "{}", r.text());
+    // Dead-lettered messages count as lost, in the verdict too.
+    assert!(!r.lost.is_empty() && r.lost_count() == r.lost.len() as u64, "{}", r.text());
+    assert!(r.verdict().contains(&format!("{} lost", r.lost.len())), "{}", r.verdict());
+    assert!(r.lost.iter().all(|f| f.reason.contains("DLQ") && !f.events.is_empty()), "{}", r.text());
+    // Redeliveries are listed with their story and its events.
+    assert!(!r.duplicated.is_empty(), "{}", r.text());
+    assert!(r.duplicated.iter().all(|f| !f.reason.is_empty() && !f.events.is_empty()), "{}", r.text());
 }
