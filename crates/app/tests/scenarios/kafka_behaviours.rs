@@ -263,6 +263,14 @@ fn a_returning_static_leader_goes_on_watching_the_metadata() {
     assert_eq!(total, 6);
 }
 
+/// `scenario` with one record a second to t-0 (from 0.5 s, `count` of them) as its only send.
+fn one_record_a_second(groups: Value, timeline: Value, count: u32) -> String {
+    let mut text: Value = serde_json::from_str(&scenario(groups, timeline, 12_000)).unwrap();
+    text["producers"][0]["sends"] =
+        json!([{"at": 500, "topic": "t", "partition": 0, "value": "v{i}", "count": count, "intervalMs": 1000}]);
+    text.to_string()
+}
+
 /// A seek past the log end commits an offset that records appended later fall under; when the
 /// position is then reset, those records are reported skipped, not silently lost. (Found by fuzz
 /// seed 2643: the skip report started at the committed offset, above the unread record.)
@@ -271,11 +279,8 @@ fn records_under_a_seek_past_the_end_are_reported_skipped() {
     let groups = json!([{"name": "g", "autoOffsetReset": "latest", "autoCommitIntervalMs": 200, "consumers": [
         {"clientId": "a", "assign": ["t-0"]}]}]);
     let timeline = json!([{"at": 5300, "action": "seek", "clientId": "a", "partition": "t-0", "to": 100000}]);
-    let mut text: Value = serde_json::from_str(&scenario(groups, timeline, 12_000)).unwrap();
     // One record a second, so an auto-commit of 100000 lands before the out-of-range fetch.
-    text["producers"][0]["sends"] =
-        json!([{"at": 500, "topic": "t", "partition": 0, "value": "v{i}", "count": 20, "intervalMs": 1000}]);
-    let text = text.to_string();
+    let text = one_record_a_second(groups, timeline, 20);
     let w = run(&text);
     assert!(has(&w, "committed g by a (auto-commit, generation -1) t-0=100000"), "{:?}", lines(&w));
     assert!(has(&w, "skipped a t-0 [5..6) (reset to latest offset 6; the group never read them)"), "{:?}", lines(&w));
@@ -293,10 +298,7 @@ fn a_record_appended_under_a_seek_past_the_end_is_reported_skipped() {
     let groups = json!([{"name": "g", "autoOffsetReset": "earliest", "consumers": [{"clientId": "a", "assign": ["t-0"]}]}]);
     // Records 0..4 by 4.5 s; the seek to 6 at 5.3 s passes offset 5, appended at 5.5 s.
     let timeline = json!([{"at": 5300, "action": "seek", "consumer": "a", "partition": "t-0", "to": 6}]);
-    let mut text: Value = serde_json::from_str(&scenario(groups.clone(), timeline, 12_000)).unwrap();
-    text["producers"][0]["sends"] =
-        json!([{"at": 500, "topic": "t", "partition": 0, "value": "v{i}", "count": 10, "intervalMs": 1000}]);
-    let text = text.to_string();
+    let text = one_record_a_second(groups.clone(), timeline, 10);
     let w = run(&text);
     assert!(has(&w, "skipped a t-0 [5..6) (seek(6); the group never read them)"), "{:?}", lines(&w));
     assert!(has(&w, "polled a t-0 [6..7)"), "{:?}", lines(&w));
@@ -307,10 +309,7 @@ fn a_record_appended_under_a_seek_past_the_end_is_reported_skipped() {
     let timeline = json!([
         {"at": 5300, "action": "seek", "consumer": "a", "partition": "t-0", "to": 6},
         {"at": 5400, "action": "seek", "consumer": "a", "partition": "t-0", "to": 3}]);
-    let mut text: Value = serde_json::from_str(&scenario(groups, timeline, 12_000)).unwrap();
-    text["producers"][0]["sends"] =
-        json!([{"at": 500, "topic": "t", "partition": 0, "value": "v{i}", "count": 10, "intervalMs": 1000}]);
-    let w = run(&text.to_string());
+    let w = run(&one_record_a_second(groups, timeline, 10));
     assert_eq!(w.fates.iter().filter(|f| **f == Fate::Skipped).count(), 0, "{:?}", lines(&w));
     assert!(has(&w, "polled a t-0 [3..6) 3 records"), "{:?}", lines(&w));
 }

@@ -93,9 +93,20 @@ fn bench_throughput(n: u64, provenance: &[bool], budget: u64, warmup: u64) {
             run_throughput(warmup, trace, budget);
         }
         let r = run_throughput(n, trace, budget);
+        let mode = if trace { "on" } else { "off" };
+        // A run the budget stopped did not simulate its messages: no rate to give.
+        if let Some(why) = &r.stopped {
+            println!(
+                "throughput (provenance {mode}): {} messages: stopped early after {:.3} s, model holds {}: {why}",
+                r.messages,
+                r.secs,
+                mqviz_rocketmq::world::budget::mb(r.model_bytes)
+            );
+            continue;
+        }
         println!(
             "throughput (provenance {}): {} messages, 16 queues, 8 consumers, tag filter, {}: {:.3} s, {:.2} M msgs/s, {} log events, model holds {} ({:.0} bytes/message)",
-            if trace { "on" } else { "off" },
+            mode,
             r.messages,
             if warmup > 0 { format!("after a {warmup}-message warm-up") } else { "cold".to_string() },
             r.secs,
@@ -104,9 +115,6 @@ fn bench_throughput(n: u64, provenance: &[bool], budget: u64, warmup: u64) {
             mqviz_rocketmq::world::budget::mb(r.model_bytes),
             r.model_bytes as f64 / r.messages.max(1) as f64
         );
-        if let Some(why) = r.stopped {
-            println!("  stopped early: {why}");
-        }
     }
 }
 
