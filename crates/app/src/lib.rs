@@ -1,6 +1,6 @@
 //! What the page and the CLI build on above the models: the registry, the one place that names
 //! every model ([`registry`]); a run's edits and their undo ([`history`]); whole-run links
-//! ([`link`]); the moves of a rebalance ([`moves`]); the story and tours told over a run
+//! ([`link`]); snapshots read from admin tools' output ([`import`]); the moves of a rebalance ([`moves`]); the story and tours told over a run
 //! ([`story`], [`tour`]); the presets ([`presets`]); the conformance vectors' dispatcher
 //! ([`conformance`]) and the simulation-test driver ([`simtest`]).
 //!
@@ -10,6 +10,7 @@
 
 pub mod conformance;
 pub mod history;
+pub mod import;
 pub mod link;
 pub mod moves;
 pub mod presets;

@@ -132,7 +132,13 @@ pub fn compute(start: &dyn Simulation, commands: &[Entered], until: Millis) -> M
     let mut history = History::replay(commands.to_vec());
     let mut before = owners(&ahead.view());
     let mut read = ahead.log_len();
-    let mut transitions = Vec::new();
+    // Owners the run starts with (a restored snapshot's members) are where moves start from.
+    let start_at = ahead.now();
+    let mut transitions: Vec<Transition> = before
+        .iter()
+        .filter(|(_, to)| to.as_str() != NOBODY)
+        .map(|(partition, to)| Transition { at: start_at, partition: partition.clone(), to: to.clone() })
+        .collect();
     let mut read_until = until;
     loop {
         let next_event = ahead.next_event_time();
@@ -141,10 +147,11 @@ pub fn compute(start: &dyn Simulation, commands: &[Entered], until: Millis) -> M
         if t > until {
             break;
         }
-        let now = ahead.now();
+        let (now, ran) = (ahead.now(), ahead.events_run());
         let _ = history.advance(&mut ahead, t);
         // An instant that neither ran an event nor entered a command would be read forever.
-        if ahead.log_len() == read && ahead.now() == now && history.pending().first().map(|c| c.at) == next_command {
+        // (An event may log nothing: a restored snapshot's first poll, at t=0, does not.)
+        if ahead.events_run() == ran && ahead.now() == now && history.pending().first().map(|c| c.at) == next_command {
             break;
         }
         let mut changed = false;
@@ -249,5 +256,23 @@ mod tests {
         let idle: std::collections::BTreeSet<&str> = gaps.iter().map(|g| g.partition.as_str()).collect();
         assert_eq!(idle.len(), 12, "EAGER revokes all twelve partitions: {gaps:?}");
         assert!(!moves.is_empty() && moves.len() < 12, "{:?}", moved(&moves));
+    }
+
+    /// A restored snapshot's members own partitions from t=0, and its first events (their
+    /// polls at t=0) log nothing: the moves after them were once never read, and a move from a
+    /// starting owner was not one.
+    #[test]
+    fn moves_after_an_instant_that_logged_nothing_are_read() {
+        let text = r#"{"format": "mqviz-scenario/1", "broker": "kafka", "until": 60000, "brokers": [{"name": "b0"}],
+            "topics": [{"name": "t", "partitions": 2, "logEndOffsets": [5, 5]}],
+            "groups": [{"name": "g", "committed": {"t-0": 5, "t-1": 5}, "consumers": [
+                {"clientId": "a", "subscribe": ["t"], "assigned": ["t-0"]},
+                {"clientId": "b", "subscribe": ["t"], "assigned": ["t-1"]}]}],
+            "timeline": [{"at": 10000, "action": "crashConsumer", "consumer": "b"}]}"#;
+        let m = parse(text).unwrap();
+        let (moves, gaps) = compute(&*m, &[], m.until()).at(m.until());
+        assert_eq!(moves.len(), 1, "{:?}", moved(&moves));
+        assert_eq!((moves[0].partition.as_str(), moves[0].from.as_str(), moves[0].to.as_str()), ("p1", "b", "a"));
+        assert_eq!(gaps.first().map(|g| g.from), Some(10_000), "without an owner from the crash");
     }
 }

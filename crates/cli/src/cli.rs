@@ -11,6 +11,7 @@ use mqviz_model::log_line;
 const USAGE: &str = "usage:
   mqviz run SCENARIO.json [--json] [--log] [--until MS]   run a scenario and print its report (or event log)
   mqviz review SCENARIO.json [--json|--markdown] [--until MS]   the verdict on the change in its timeline: exit 0 safe, 1 risk, 2 bad input
+  mqviz import CAPTURE... [--format auto|kafka-describe|kafka-members|kafka-state]   a snapshot scenario (stdout) from admin tools' output, explained on stderr; exit 2 for input it cannot read
   mqviz validate SCENARIO.json...              check scenario files, print every error with its JSON path
   mqviz conformance [--emit] VECTORS.json...   run conformance vectors (--emit: one JSON line per case for check.py)
   mqviz bench [throughput|load|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N] [--provenance on|off] [--memory-budget MB] [--warmup N]   run the benchmarks
@@ -20,6 +21,7 @@ pub fn main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("review") => review(&args[1..]),
+        Some("import") => import(&args[1..]),
         Some("validate") => validate(&args[1..]),
         Some("conformance") => conformance_cmd(&args[1..]),
         Some("bench") => crate::bench::main(&args[1..]),
@@ -62,6 +64,77 @@ fn scenario_arg(args: &[String]) -> Option<(String, String)> {
         }
         // Left as it is, so the parser reports what is wrong with its position.
         _ => Some((path.clone(), text)),
+    }
+}
+
+/// A capture's text; bytes that are not UTF-8 are an error naming the line they are on.
+fn read_capture(path: &str) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        format!("{path}:{line}: not text: byte {at} is not UTF-8 (binary data, or a capture saved in another encoding)")
+    })
+}
+
+fn import(args: &[String]) -> ExitCode {
+    use mqviz_app::import::{Capture, Format, NOT_YET};
+    let mut format = Format::Auto;
+    let mut paths = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--format" => {
+                let name = args.get(i + 1).map(String::as_str).unwrap_or("");
+                format = match Format::from_name(name) {
+                    Some(f) => f,
+                    None if NOT_YET.contains(&name) => {
+                        eprintln!("--format {name}: this importer is not written yet; the Kafka formats are ({})", Format::NAMES);
+                        return ExitCode::from(2);
+                    }
+                    None => {
+                        eprintln!("--format needs one of {}, found {name:?}", Format::NAMES);
+                        return ExitCode::from(2);
+                    }
+                };
+                i += 2;
+            }
+            a if a.starts_with("--") => {
+                eprintln!("unknown option {a}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            a => {
+                paths.push(a.to_string());
+                i += 1;
+            }
+        }
+    }
+    if paths.is_empty() {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut captures = Vec::new();
+    for path in paths {
+        match read_capture(&path) {
+            Ok(text) => captures.push(Capture { name: path, text, format }),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match mqviz_app::import::import(&captures) {
+        Ok(imported) => {
+            for note in &imported.notes {
+                eprintln!("{note}");
+            }
+            println!("{}", serde_json::to_string_pretty(&imported.scenario).unwrap_or_default());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -260,5 +333,21 @@ mod tests {
         for f in [switch, add, bad] {
             let _ = std::fs::remove_file(f);
         }
+    }
+
+    #[test]
+    fn import_exits_0_with_a_scenario_and_2_for_what_it_cannot_read() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/import/kafka/describe-members-state-3.7");
+        let files: Vec<String> = ["describe.txt", "members.txt", "state.txt"].iter().map(|f| format!("{corpus}/{f}")).collect();
+        let mut all = vec!["import".to_string()];
+        all.extend(files.iter().cloned());
+        assert_eq!(main(&all), ExitCode::SUCCESS);
+        assert_eq!(main(&args(&["import", &files[0], "--format", "kafka-state"])), ExitCode::from(2), "the wrong format");
+        assert_eq!(main(&args(&["import", &files[0], "--format", "rocketmq-progress"])), ExitCode::from(2));
+        assert_eq!(main(&args(&["import", "/nonexistent/capture.txt"])), ExitCode::from(2));
+        let binary = std::env::temp_dir().join(format!("mqviz-import-{}.bin", std::process::id()));
+        std::fs::write(&binary, b"GROUP\n\xff\xfe\x00").unwrap();
+        assert_eq!(read_capture(&binary.to_string_lossy()).map_err(|e| e.contains(":2: not text")), Err(true));
+        assert_eq!(main(&args(&["import", &binary.to_string_lossy()])), ExitCode::from(2));
     }
 }

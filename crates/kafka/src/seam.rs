@@ -264,7 +264,7 @@ impl World {
                             id: pid,
                             label: format!("p{}", p.partition),
                             broker: Some(p.leader),
-                            log_start: 0,
+                            log_start: p.log_start(),
                             log_end: p.log_end(),
                             marks,
                             owners: owners.into_iter().map(|c| c as ConsumerIx).collect(),
@@ -623,7 +623,7 @@ impl Simulation for World {
         let to = to.min(p.log_end());
         (from..to)
             .filter_map(|o| {
-                let r = p.records.get(o as usize)?;
+                let r = p.record(o)?;
                 let m = self.messages.get(r.msg as usize)?;
                 let delivered = self.max_deliveries(r.msg);
                 Some(Cell {
@@ -640,7 +640,7 @@ impl Simulation for World {
     fn message(&self, msg: MsgId) -> Option<MessageView> {
         let m = self.messages.get(msg as usize)?;
         let p = &self.partitions[m.pid as usize];
-        let still_there = p.records.get(m.offset as usize).is_some_and(|r| r.msg == msg);
+        let still_there = p.record(m.offset).is_some_and(|r| r.msg == msg);
         let key = self.message_key(m);
         let mut properties = vec![
             ("partition choice".to_string(), self.message_choice(m).to_string()),

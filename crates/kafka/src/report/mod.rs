@@ -571,7 +571,8 @@ fn groups_json(w: &World, ix: &Index) -> Map<String, Value> {
 fn lag_json(w: &World, g: usize, pids: &BTreeSet<u32>) -> Value {
     let group = &*w.groups[g].name;
     let mut end: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut committed: BTreeMap<u32, u64> = BTreeMap::new();
+    // The snapshot's offsets hold from t=0 until the group commits.
+    let mut committed: BTreeMap<u32, u64> = w.snapshot_committed[g].clone();
     // (peak lag, when)
     let mut peak: BTreeMap<u32, (u64, Millis)> = BTreeMap::new();
     let mut note = |pid: u32, end: &BTreeMap<u32, u64>, committed: &BTreeMap<u32, u64>, at: Millis| {
@@ -622,7 +623,7 @@ fn for_each_group_record(w: &World, ix: &Index, mut f: impl FnMut(usize, MsgId, 
     for g in 0..w.groups.len() {
         let pids = group_pids(w, g);
         for (m, msg) in w.messages.iter().enumerate() {
-            if pids.contains(&msg.pid) {
+            if pids.contains(&msg.pid) && !w.read_before_snapshot(g, m as MsgId) {
                 let m = m as MsgId;
                 f(g, m, ix.deliveries.get(&(g, m)).map(Vec::as_slice).unwrap_or(&[]));
             }
@@ -749,19 +750,21 @@ pub fn report_json(w: &World) -> Value {
         .partitions
         .iter()
         .map(|p| {
-            (
-                p.part.label.to_string(),
-                json!({"leader": &*w.brokers[p.leader].name, "leaderEpoch": p.epoch, "logEndOffset": p.log_end(), "highWatermark": p.high_watermark()}),
-            )
+            let mut o = json!({"leader": &*w.brokers[p.leader].name, "leaderEpoch": p.epoch, "logEndOffset": p.log_end(), "highWatermark": p.high_watermark()});
+            if p.log_start() > 0 {
+                o["logStartOffset"] = json!(p.log_start());
+            }
+            (p.part.label.to_string(), o)
         })
         .collect();
+    let in_snapshot = w.messages.iter().take_while(|m| m.producer == crate::world::snapshot::SNAPSHOT_PRODUCER).count();
     let mut report = json!({
         "broker": "kafka",
         "name": w.scenario.name,
         "until": w.scenario.until,
         "events": w.log.len(),
         "digest": format!("{:016x}", w.log.digest()),
-        "produced": w.messages.len(),
+        "produced": w.messages.len() - in_snapshot,
         "partitions": partitions,
         "consumers": consumers_json(w),
         "groups": groups_json(w, &ix),
@@ -770,6 +773,9 @@ pub fn report_json(w: &World) -> Value {
         "duplicateCount": duplicate_total,
         "duplicates": duplicates,
     });
+    if in_snapshot > 0 {
+        report["inLogAtStart"] = json!(in_snapshot);
+    }
     if let Some(stop) = &w.budget_stop {
         report["stopped"] =
             json!({"at": stop.at, "memoryBudget": stop.budget, "memoryReached": stop.reached, "reason": stop.message()});
@@ -785,10 +791,13 @@ pub fn report_text(w: &World) -> String {
         "{} (kafka) until t={}: {} records produced, {} events, digest {}",
         w.scenario.name,
         w.scenario.until,
-        w.messages.len(),
+        r["produced"],
         w.log.len(),
         r["digest"].as_str().unwrap_or("")
     );
+    if let Some(n) = r.get("inLogAtStart") {
+        let _ = writeln!(s, "{n} records were in the logs at t=0 (the scenario's snapshot)");
+    }
     if let Some(stop) = &w.budget_stop {
         let _ = writeln!(s, "stopped early: {}", stop.message());
     }

@@ -18,6 +18,7 @@ pub use write::{action_value, timed_action_value};
 use crate::assignor::ClientAssignor;
 use crate::server_assignor::ServerAssignor;
 use mqviz_engine::Millis;
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -35,6 +36,34 @@ pub struct Scenario {
     pub memory_budget_mb: Option<u64>,
 }
 
+impl Scenario {
+    /// Each partition's log at t=0 as `(start, end)` offsets, per topic: the snapshot's
+    /// `logEndOffsets` (else 0) and `logStartOffsets` (else the lowest offset any group committed
+    /// there, else the end: only what some group has yet to read is kept).
+    pub fn snapshot_logs(&self) -> Vec<Vec<(u64, u64)>> {
+        self.topics
+            .iter()
+            .map(|t| {
+                (0..t.partitions)
+                    .map(|p| {
+                        let end = t.log_end_offsets.get(p as usize).copied().unwrap_or(0);
+                        let start = t.log_start_offsets.get(p as usize).copied().unwrap_or_else(|| {
+                            let r = PartitionRef { topic: t.name.clone(), partition: p };
+                            self.groups.iter().filter_map(|g| g.snapshot.committed.get(&r)).min().copied().unwrap_or(end)
+                        });
+                        (start.min(end), end)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Records the snapshot puts in the logs at t=0.
+    pub fn snapshot_records(&self) -> u64 {
+        self.snapshot_logs().iter().flatten().map(|(s, e)| e - s).sum()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BrokerSpec {
     pub name: String,
@@ -47,6 +76,28 @@ pub struct TopicSpec {
     /// The leader of each partition by broker name; partition `p` is led by broker `p % n` when
     /// the scenario does not say.
     pub leaders: Vec<String>,
+    /// A snapshot's `logEndOffsets`, one per partition (empty: every log starts empty).
+    pub log_end_offsets: Vec<u64>,
+    /// A snapshot's `logStartOffsets` (empty: each partition's lowest committed offset of any
+    /// group, else its end). Records between the start and the end are in the log at t=0.
+    pub log_start_offsets: Vec<u64>,
+}
+
+impl TopicSpec {
+    /// A topic with empty logs.
+    pub fn new(name: impl Into<String>, partitions: u32) -> TopicSpec {
+        TopicSpec {
+            name: name.into(),
+            partitions,
+            leaders: Vec::new(),
+            log_end_offsets: Vec::new(),
+            log_start_offsets: Vec::new(),
+        }
+    }
+
+    pub fn has_snapshot(&self) -> bool {
+        !self.log_end_offsets.is_empty() || !self.log_start_offsets.is_empty()
+    }
 }
 
 /// `partitioner.class`: the built-in partitioner (keyed murmur2, else uniform sticky) or
@@ -159,6 +210,32 @@ pub struct GroupSpec {
     /// The group's consumer settings (Kafka defaults where the scenario says nothing).
     pub config: ConsumerConfig,
     pub consumers: Vec<ConsumerSpec>,
+    /// Where the group stands at t=0 (`docs/scenario-format.md`, "Snapshots").
+    pub snapshot: GroupSnapshot,
+}
+
+/// A group as an admin tool saw it: committed offsets and, when its members are given with
+/// their partitions, a Stable generation that the run continues instead of rebalancing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupSnapshot {
+    /// `committed`: offsets on the coordinator at t=0.
+    pub committed: BTreeMap<PartitionRef, u64>,
+    /// `generation` of the Stable group (classic protocol); default 1 when members are given.
+    pub generation: Option<i32>,
+    /// `leader`: the member (by consumer name) that assigned; default the first in the
+    /// coordinator's member order.
+    pub leader: Option<String>,
+    /// The consumers given `assigned` (by name, in scenario order): the Stable generation's
+    /// members, running from t=0.
+    pub members: Vec<(String, MemberSnapshot)>,
+}
+
+/// A member of a snapshot's Stable group: the partitions it owns at t=0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberSnapshot {
+    /// `memberId` as the coordinator knows it (default: a fresh `clientId-UUID`).
+    pub member_id: Option<String>,
+    pub assigned: Vec<PartitionRef>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -99,7 +99,8 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Paths)> {
         e.push("$.broker", format!("expected \"kafka\" for this model, found {:?}", env.broker));
     }
     let brokers = bounded(o.array("brokers", e), "$.brokers", e).into_iter().filter_map(|(p, v)| read_broker(v, &p, e)).collect();
-    let topics = bounded(o.array("topics", e), "$.topics", e).into_iter().filter_map(|(p, v)| read_topic(v, &p, e)).collect();
+    let topics =
+        bounded(o.array("topics", e), "$.topics", e).into_iter().filter_map(|(p, v)| read_topic(v, &p, e, true)).collect();
     let producers =
         bounded(o.array("producers", e), "$.producers", e).into_iter().filter_map(|(p, v)| read_producer(v, &p, e)).collect();
     let mut timeline = Vec::new();
@@ -145,17 +146,46 @@ fn read_broker(v: &Value, path: &str, e: &mut Errors) -> Option<BrokerSpec> {
     Some(BrokerSpec { name: non_empty(name?, &format!("{path}.name"), e)? })
 }
 
-fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
+/// The largest offset a snapshot may give (Kafka offsets are signed 64-bit).
+const MAX_OFFSET: u64 = i64::MAX as u64;
+
+/// A snapshot's offsets, one per partition.
+fn offset_list(o: &mut Obj, key: &'static str, partitions: Option<u64>, e: &mut Errors) -> Vec<u64> {
+    let given = o.get(key).is_some();
+    let list: Vec<u64> = o.array(key, e).into_iter().filter_map(|(p, v)| as_u64_in(v, &p, 0, MAX_OFFSET, e)).collect();
+    if let Some(n) = partitions.filter(|n| given && list.len() as u64 != *n) {
+        e.push(&o.child_path(key), format!("expected one offset per partition ({n}), found {}", list.len()));
+    }
+    list
+}
+
+/// `snapshot`: the log offsets may be given (scenario topics only, not `createTopic`).
+fn read_topic(v: &Value, path: &str, e: &mut Errors, snapshot: bool) -> Option<TopicSpec> {
     let mut o = Obj::new(v, path, e)?;
     let name = o.req_str("name", e).map(str::to_string);
     let partitions = o.req_u64_in("partitions", 1, MAX_PARTITIONS, e);
     let leaders = mqviz_engine::scenario::string_list(&mut o, "leaders", e);
+    let (log_end_offsets, log_start_offsets) = if snapshot {
+        (offset_list(&mut o, "logEndOffsets", partitions, e), offset_list(&mut o, "logStartOffsets", partitions, e))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if log_end_offsets.len() == log_start_offsets.len() {
+        for (p, (start, end)) in log_start_offsets.iter().zip(&log_end_offsets).enumerate() {
+            if start > end {
+                e.push(
+                    &format!("{path}.logStartOffsets[{p}]"),
+                    format!("the log of partition {p} starts at {start}, after its end {end}"),
+                );
+            }
+        }
+    }
     o.finish(e);
     let name = non_empty(name?, &format!("{path}.name"), e)?;
     if name.len() > 249 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-') {
         e.push(&format!("{path}.name"), "a topic name is 1 to 249 characters of ASCII letters, digits, '.', '_' and '-'");
     }
-    Some(TopicSpec { name, partitions: partitions? as u32, leaders })
+    Some(TopicSpec { name, partitions: partitions? as u32, leaders, log_end_offsets, log_start_offsets })
 }
 
 fn read_producer(v: &Value, path: &str, e: &mut Errors) -> Option<ProducerSpec> {
@@ -230,13 +260,56 @@ fn read_group(
         config.heartbeat_interval_ms = 5_000;
     }
     let config = config.with(&overrides);
-    let consumers = bounded(o.array("consumers", e), &format!("{path}.consumers"), e)
+    let mut members = Vec::new();
+    let consumers: Vec<ConsumerSpec> = bounded(o.array("consumers", e), &format!("{path}.consumers"), e)
         .into_iter()
-        .filter_map(|(p, v)| read_consumer(v, &p, e, Some(timeline)))
+        .filter_map(|(p, v)| {
+            let (c, member) = read_consumer(v, &p, e, Some(timeline))?;
+            members.extend(member.map(|m| (c.name.clone(), m)));
+            Some(c)
+        })
         .collect();
+    let mut snapshot = read_group_snapshot(&mut o, e);
+    snapshot.members = members;
+    if !snapshot.members.is_empty() && protocol != GroupProtocol::Classic {
+        e.push(
+            &format!("{path}.protocol"),
+            "a snapshot with members and their partitions is read for classic groups only; give the consumer-protocol group's committed offsets without \"assigned\"",
+        );
+    }
+    // Snapshot members are running at t=0: the world restores them rather than starting them.
+    let members: BTreeSet<&str> = snapshot.members.iter().map(|(name, _)| name.as_str()).collect();
+    timeline.retain(|(a, _)| {
+        !(a.at == 0 && matches!(&a.action, Action::StartConsumer { consumer } if members.contains(consumer.as_str())))
+    });
     o.finish(e);
     let name = non_empty(name?, &format!("{path}.name"), e)?;
-    Some((GroupSpec { name, protocol, initial_rebalance_delay_ms, config, consumers }, overrides))
+    Some((GroupSpec { name, protocol, initial_rebalance_delay_ms, config, consumers, snapshot }, overrides))
+}
+
+fn read_group_snapshot(o: &mut Obj, e: &mut Errors) -> GroupSnapshot {
+    let generation = o.u64_in("generation", 1, i32::MAX as u64, e).map(|g| g as i32);
+    let leader = o.str("leader", e).map(str::to_string);
+    let mut committed = BTreeMap::new();
+    if let Some(v) = o.get("committed") {
+        let path = o.child_path("committed");
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let p = format!("{path}[{k:?}]");
+                    let Some(r) = parse_partition_ref(k) else {
+                        e.push(&p, format!("expected \"<topic>-<partition>\" as the key, found {k:?}"));
+                        continue;
+                    };
+                    if let Some(off) = as_u64_in(v, &p, 0, MAX_OFFSET, e) {
+                        committed.insert(r, off);
+                    }
+                }
+            }
+            other => e.push(&path, format!("expected an object of \"<topic>-<partition>\": offset, found {}", type_name(other))),
+        }
+    }
+    GroupSnapshot { committed, generation, leader, members: Vec::new() }
 }
 
 fn read_subscription(o: &mut Obj, path: &str, e: &mut Errors) -> Option<SubscriptionSpec> {
@@ -274,7 +347,7 @@ fn read_consumer(
     path: &str,
     e: &mut Errors,
     lifecycle: Option<&mut Vec<(TimedAction, String)>>,
-) -> Option<ConsumerSpec> {
+) -> Option<(ConsumerSpec, Option<MemberSnapshot>)> {
     let mut o = Obj::new(v, path, e)?;
     let client_id = o.req_str("clientId", e).map(str::to_string);
     let name = o.str("name", e).map(str::to_string);
@@ -296,6 +369,26 @@ fn read_consumer(
     let crash_at = o.u64_in("crashAt", 0, MAX_TIME, e);
     let restart_at = o.u64_in("restartAt", 0, MAX_TIME, e);
     let latency_ms = o.u64_in("latencyMs", 0, MAX_LATENCY, e);
+    let member_id = o.str("memberId", e).map(str::to_string);
+    let snapshot = match o.get("assigned") {
+        Some(_) => Some(MemberSnapshot { member_id, assigned: partition_list(&mut o, "assigned", e) }),
+        None => {
+            if member_id.is_some() {
+                e.push(
+                    &o.child_path("memberId"),
+                    "a memberId belongs to a snapshot member: give its \"assigned\" partitions too",
+                );
+            }
+            None
+        }
+    };
+    if snapshot.is_some() {
+        if lifecycle.is_none() {
+            e.push(&o.child_path("assigned"), "a consumer added by the timeline joins the group; it has no snapshot");
+        } else if start_at != Some(0) {
+            e.push(&o.child_path("assigned"), "a snapshot member runs from t=0: remove its startAt");
+        }
+    }
     o.finish(e);
     let client_id = non_empty(client_id?, &format!("{path}.clientId"), e)?;
     let name = match name {
@@ -316,7 +409,7 @@ fn read_consumer(
     } else if stop_at.is_some() || crash_at.is_some() || restart_at.is_some() {
         e.push(path, "lifecycle times are not allowed here; add timeline actions instead");
     }
-    Some(ConsumerSpec { name, client_id, instance_id, subscription, overrides, start_at, latency_ms })
+    Some((ConsumerSpec { name, client_id, instance_id, subscription, overrides, start_at, latency_ms }, snapshot))
 }
 
 fn read_seek_target(v: &Value, path: &str, e: &mut Errors) -> Option<SeekTarget> {
@@ -349,7 +442,8 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
         "unsubscribe" => client(&mut o, e).map(|consumer| Action::Unsubscribe { consumer }),
         "addConsumer" => {
             let group = group(&mut o, e);
-            let consumer = o.required("consumer", e).and_then(|cv| read_consumer(cv, &format!("{path}.consumer"), e, None));
+            let consumer =
+                o.required("consumer", e).and_then(|cv| read_consumer(cv, &format!("{path}.consumer"), e, None)).map(|(c, _)| c);
             Some(Action::AddConsumer { group: group?, consumer: consumer? })
         }
         "subscribe" => {
@@ -452,7 +546,7 @@ fn read_timed_action(v: &Value, path: &str, e: &mut Errors) -> Option<TimedActio
             Some(Action::AddPartitions { topic: topic?, partitions: partitions? as u32 })
         }
         "createTopic" => {
-            let topic = o.required("topic", e).and_then(|tv| read_topic(tv, &format!("{path}.topic"), e));
+            let topic = o.required("topic", e).and_then(|tv| read_topic(tv, &format!("{path}.topic"), e, false));
             Some(Action::CreateTopic { topic: topic? })
         }
         other => {
@@ -556,6 +650,92 @@ fn check_config(
     }
 }
 
+/// A snapshot that cannot be consistent is refused: committed past the log end, a partition
+/// with two owners, or an owner that does not subscribe to it.
+fn check_group_snapshot(s: &Scenario, g: &GroupSpec, counts: &BTreeMap<&str, u32>, gp: &str, e: &mut Errors) {
+    let ends: BTreeMap<&str, &TopicSpec> = s.topics.iter().map(|t| (t.name.as_str(), t)).collect_map();
+    for (r, off) in &g.snapshot.committed {
+        let p = format!("{gp}.committed[\"{r}\"]");
+        check_partition(counts, r, &p, e);
+        let end = ends.get(r.topic.as_str()).map_or(0, |t| t.log_end_offsets.get(r.partition as usize).copied().unwrap_or(0));
+        if counts.get(r.topic.as_str()).is_some_and(|n| r.partition < *n) && *off > end {
+            e.push(&p, format!("committed offset {off} of {r} is past the log end {end} (give the topic's logEndOffsets)"));
+        }
+    }
+    let members: Vec<(usize, &ConsumerSpec, &MemberSnapshot)> = g
+        .snapshot
+        .members
+        .iter()
+        .filter_map(|(name, m)| g.consumers.iter().enumerate().find(|(_, c)| &c.name == name).map(|(j, c)| (j, c, m)))
+        .collect();
+    if members.is_empty() {
+        if g.snapshot.generation.is_some() {
+            e.push(
+                &format!("{gp}.generation"),
+                "a generation needs the members that hold it: give consumers their \"assigned\" partitions",
+            );
+        }
+        if g.snapshot.leader.is_some() {
+            e.push(
+                &format!("{gp}.leader"),
+                "a leader needs the members of the snapshot: give consumers their \"assigned\" partitions",
+            );
+        }
+        return;
+    }
+    let lists: Vec<Vec<String>> = members
+        .iter()
+        .map(|(_, c, _)| g.config.with(&c.overrides).assignors.iter().map(|a| a.name().to_string()).collect())
+        .collect();
+    if let Err(why) = crate::classic_group::select_protocol(&lists) {
+        e.push(&format!("{gp}.consumers"), format!("the snapshot's members cannot form one generation: {why}"));
+    }
+    if let Some(leader) = &g.snapshot.leader {
+        if !members.iter().any(|(_, c, _)| &c.name == leader) {
+            e.push(&format!("{gp}.leader"), format!("{leader:?} is not a member of the snapshot (a consumer with \"assigned\")"));
+        }
+    }
+    let mut owners: BTreeMap<&PartitionRef, &str> = BTreeMap::new();
+    let mut member_ids: BTreeSet<&str> = BTreeSet::new();
+    for (j, c, m) in members {
+        let cp = format!("{gp}.consumers[{j}]");
+        if let Some(id) = &m.member_id {
+            if id.trim().is_empty() {
+                e.push(&format!("{cp}.memberId"), "must not be empty");
+            } else if !member_ids.insert(id) {
+                e.push(&format!("{cp}.memberId"), format!("duplicate member id {id:?} in group {:?}", g.name));
+            }
+        }
+        for (k, r) in m.assigned.iter().enumerate() {
+            let p = format!("{cp}.assigned[{k}]");
+            check_partition(counts, r, &p, e);
+            if let Some(first) = owners.insert(r, &c.name) {
+                e.push(
+                    &p,
+                    format!("{r} is assigned to {first:?} and to {:?}: a partition has one owner in a generation", c.name),
+                );
+                continue;
+            }
+            let subscribed = match &c.subscription {
+                Some(SubscriptionSpec::Topics(t)) => t.contains(&r.topic),
+                Some(SubscriptionSpec::Assign(_) | SubscriptionSpec::Pattern(_)) | None => {
+                    e.push(
+                        &p,
+                        format!(
+                            "{:?}: a snapshot member subscribes to topics (\"subscribe\"); a pattern or assign() is not restored",
+                            c.name
+                        ),
+                    );
+                    break;
+                }
+            };
+            if !subscribed {
+                e.push(&p, format!("{:?} owns {r} but does not subscribe to {:?}", c.name, r.topic));
+            }
+        }
+    }
+}
+
 /// Cross-references: names are unique and everything referenced exists.
 fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
     if s.brokers.is_empty() {
@@ -618,9 +798,11 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
             total_messages += send.count as u64;
         }
     }
+    let in_snapshot = s.snapshot_records();
+    total_messages += in_snapshot;
     if total_messages > MAX_MESSAGES_TOTAL {
         e.push(
-            "$.producers",
+            if in_snapshot > 0 { "$.topics" } else { "$.producers" },
             format!("{total_messages} messages in total is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
         );
     }
@@ -652,6 +834,7 @@ fn check_references(s: &Scenario, paths: &Paths, e: &mut Errors) {
             }
             check_config(g.protocol, &g.config.with(&c.overrides), &c.overrides, Some(group_own), &cp, &gp, e);
         }
+        check_group_snapshot(s, g, &counts, &gp, e);
     }
     for (a, p) in s.timeline.iter().zip(&paths.timeline) {
         let name = a.action.name();

@@ -254,7 +254,7 @@ mod tests {
         round_trip(Action::Truncate { partition: pr("T", 1), offset: 5, leader: Some("b0".into()) });
         round_trip(Action::AddPartitions { topic: "T".into(), partitions: 8 });
         round_trip(Action::CreateTopic {
-            topic: TopicSpec { name: "N".into(), partitions: 2, leaders: vec!["b0".into(), "b1".into()] },
+            topic: TopicSpec { leaders: vec!["b0".into(), "b1".into()], ..TopicSpec::new("N", 2) },
         });
     }
 }

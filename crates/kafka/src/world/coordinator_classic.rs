@@ -231,7 +231,7 @@ impl World {
         &mut self.groups[g].classic
     }
 
-    fn transition(&mut self, g: usize, to: ClassicState, reason: &str) {
+    pub(super) fn transition(&mut self, g: usize, to: ClassicState, reason: &str) {
         let now = self.now;
         let grp = self.cg_mut(g);
         let from = grp.state;
@@ -269,7 +269,7 @@ impl World {
     }
 
     /// (Re)starts a member's session timer.
-    fn reschedule_heartbeat(&mut self, g: usize, id: &str, timeout: Millis) {
+    pub(super) fn reschedule_heartbeat(&mut self, g: usize, id: &str, timeout: Millis) {
         let token = self.fresh_id();
         let Some(m) = self.groups[g].classic.members.get_mut(id) else { return };
         m.hb_token = token;
@@ -297,7 +297,7 @@ impl World {
         }
     }
 
-    fn new_member_id(&mut self, prefix: &str) -> Name {
+    pub(super) fn new_member_id(&mut self, prefix: &str) -> Name {
         let (a, b) = (self.rng.next_u64(), self.rng.next_u64());
         // java.util.UUID.randomUUID(): version 4, IETF variant.
         let a = (a & 0xffff_ffff_ffff_0fff) | 0x0000_0000_0000_4000;

@@ -97,11 +97,16 @@ impl World {
         self.schedule(latency, Action::MetadataArrive { c, inc });
     }
 
-    pub(super) fn serve_metadata(&mut self, c: usize, inc: u32) {
-        let snapshot = MetadataSnapshot {
+    /// What a MetadataResponse says now.
+    pub(super) fn cluster_metadata(&self) -> MetadataSnapshot {
+        MetadataSnapshot {
             leaders: self.partitions.iter().map(|p| (p.part.pid, p.leader, p.epoch)).collect(),
             topics: self.topics.iter().map(|t| (t.name.clone(), t.pids.len() as u32)).collect(),
-        };
+        }
+    }
+
+    pub(super) fn serve_metadata(&mut self, c: usize, inc: u32) {
+        let snapshot = self.cluster_metadata();
         let latency = self.consumers[c].latency;
         self.schedule(latency, Action::MetadataResponse { c, inc, snapshot: Arc::new(snapshot) });
     }
@@ -255,14 +260,13 @@ impl World {
             Err("FENCED_LEADER_EPOCH")
         } else if entry.leader_epoch.is_some_and(|e| e > p.epoch) {
             Err("UNKNOWN_LEADER_EPOCH")
-        } else if entry.offset > p.log_end() {
+        } else if entry.offset > p.log_end() || entry.offset < p.log_start() {
             Err("OFFSET_OUT_OF_RANGE")
         } else {
             let hw = p.high_watermark();
             let mut bytes = 0u64;
             let mut end = entry.offset;
-            while end < hw {
-                let r = p.records[end as usize];
+            while let Some(r) = p.record(end).filter(|_| end < hw) {
                 let size = r.bytes as u64;
                 if end > entry.offset && bytes + size > max_bytes as u64 {
                     break;
@@ -270,7 +274,7 @@ impl World {
                 bytes += size;
                 end += 1;
             }
-            Ok(FetchData { records: p.records[entry.offset as usize..end as usize].to_vec(), high_watermark: hw })
+            Ok(FetchData { records: p.range(entry.offset, end).to_vec(), high_watermark: hw })
         };
         FetchPart { pid: entry.pid, offset: entry.offset, result }
     }
@@ -653,12 +657,12 @@ impl World {
                     Err("NOT_LEADER_OR_FOLLOWER")
                 } else {
                     Ok(match strategy {
-                        OffsetResetStrategy::Earliest => 0,
+                        OffsetResetStrategy::Earliest => p.log_start(),
                         OffsetResetStrategy::Latest | OffsetResetStrategy::None => p.high_watermark(),
                         OffsetResetStrategy::ByDuration { millis } => {
                             let since = now.saturating_sub(millis.max(0) as u64);
                             let first = p.records.partition_point(|r| self.messages[r.msg as usize].stored_at < since);
-                            first as u64
+                            p.log_start() + first as u64
                         }
                     })
                 };
@@ -712,8 +716,8 @@ impl World {
         }
         let g = self.consumers[c].group;
         let committed = self.groups[g].committed.get(&pid).map(|x| x.0);
-        let from = self.skip_cursors.get(g).and_then(|cursors| cursors.get(&pid)).copied().unwrap_or(0);
         let p = &self.partitions[pid as usize];
+        let from = self.skip_cursors.get(g).and_then(|cursors| cursors.get(&pid)).copied().unwrap_or(p.log_start());
         let to = new_offset.min(p.log_end());
         if from >= to {
             return;
@@ -721,8 +725,7 @@ impl World {
         if let Some(cursors) = self.skip_cursors.get_mut(g) {
             cursors.insert(pid, to);
         }
-        let msgs: Arc<[MsgId]> =
-            p.records[from as usize..to as usize].iter().map(|r| r.msg).filter(|m| self.delivered(g, *m) == 0).collect();
+        let msgs: Arc<[MsgId]> = p.range(from, to).iter().map(|r| r.msg).filter(|m| self.delivered(g, *m) == 0).collect();
         if msgs.is_empty() {
             return;
         }

@@ -208,7 +208,7 @@ impl World {
         self.consumers[c].fetch.buffered.retain(|b| kept.contains(&b.pid));
     }
 
-    fn join_meta(&self, c: usize) -> JoinMeta {
+    pub(super) fn join_meta(&self, c: usize) -> JoinMeta {
         let con = &self.consumers[c];
         let cl = &con.classic;
         JoinMeta {

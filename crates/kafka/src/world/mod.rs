@@ -25,6 +25,7 @@ pub mod member_classic;
 pub mod member_kip848;
 pub mod partitions;
 pub mod produce;
+pub mod snapshot;
 
 pub use consumer::{Consumer, Life};
 pub use coordinator_classic::{ClassicGroup, ClassicState};
@@ -293,6 +294,9 @@ pub struct World {
     /// (partition, consumer) -> a position a seek set past the log end, and why. Records
     /// appended below it are skipped once a fetch from it succeeds (`fetch_response`).
     pub skip_gaps: BTreeMap<(u32, usize), (u64, String)>,
+    /// Per group, partition -> the offset it had committed in the scenario's snapshot: records
+    /// below it were read before t=0 (`snapshot.rs`).
+    pub snapshot_committed: Vec<BTreeMap<u32, u64>>,
     /// Keys in order of first use: a key's index is its colour key (at most `MAX_KEY_COLOURS`).
     pub key_labels: Vec<Name>,
     key_index: crate::fast_hash::LookupMap<Name, u32>,
@@ -337,6 +341,7 @@ impl World {
             deliveries: Vec::new(),
             skip_cursors: Vec::new(),
             skip_gaps: BTreeMap::new(),
+            snapshot_committed: Vec::new(),
             key_labels: Vec::new(),
             key_index: Default::default(),
             msg_events: Vec::new(),
@@ -363,6 +368,7 @@ impl World {
         w.fates.reserve(room);
         w.deliveries = vec![Vec::with_capacity(room); scenario.groups.len()];
         w.skip_cursors = vec![BTreeMap::new(); scenario.groups.len()];
+        w.snapshot_committed = vec![BTreeMap::new(); scenario.groups.len()];
         for (gi, g) in scenario.groups.iter().enumerate() {
             w.groups.push(Group::new(g, w.coordinator_for(&g.name)));
             for c in &g.consumers {
@@ -380,6 +386,7 @@ impl World {
         for a in &scenario.timeline {
             w.queue.push(a.at, None, Action::Command(a.action.clone()));
         }
+        w.restore_snapshot();
         w
     }
 

@@ -27,7 +27,10 @@ pub struct PartitionLog {
     pub part: Part,
     pub leader: usize,
     pub epoch: i32,
-    /// Offset = index: the log starts at 0 (no retention).
+    /// The log start offset: 0, or where a snapshot's log begins (records below it were
+    /// deleted before t=0; a fetch there is out of range).
+    pub base: u64,
+    /// The record at offset `base + i` is `records[i]` (no retention during a run).
     pub records: Vec<Rec>,
     /// `(epoch, start offset)`, ascending: the leader-epoch cache.
     pub epochs: Vec<(i32, u64)>,
@@ -35,7 +38,22 @@ pub struct PartitionLog {
 
 impl PartitionLog {
     pub fn log_end(&self) -> u64 {
-        self.records.len() as u64
+        self.base + self.records.len() as u64
+    }
+
+    pub fn log_start(&self) -> u64 {
+        self.base
+    }
+
+    /// The record at `offset`, if the log holds it.
+    pub fn record(&self, offset: u64) -> Option<&Rec> {
+        self.records.get(usize::try_from(offset.checked_sub(self.base)?).ok()?)
+    }
+
+    /// The records at offsets `from..to` (clamped to the log).
+    pub fn range(&self, from: u64, to: u64) -> &[Rec] {
+        let index = |o: u64| (o.clamp(self.base, self.log_end()) - self.base) as usize;
+        &self.records[index(from)..index(to).max(index(from))]
     }
 
     pub fn high_watermark(&self) -> u64 {
@@ -90,6 +108,7 @@ impl World {
                 part: Part { pid, label },
                 leader,
                 epoch: 0,
+                base: 0,
                 records: Vec::new(),
                 epochs: vec![(0, 0)],
             });
@@ -144,9 +163,10 @@ impl World {
             (current + 1) % self.brokers.len().max(1)
         });
         let p = &mut self.partitions[pid as usize];
-        let cut = offset.min(p.log_end());
-        let lost: Arc<[MsgId]> = p.records[cut as usize..].iter().map(|r| r.msg).collect();
-        p.records.truncate(cut as usize);
+        // A replica holds at least what was deleted below the log start.
+        let cut = offset.clamp(p.base, p.log_end());
+        let lost: Arc<[MsgId]> = p.range(cut, p.log_end()).iter().map(|r| r.msg).collect();
+        p.records.truncate((cut - p.base) as usize);
         p.epochs.retain(|(_, start)| *start < cut);
         p.leader = next;
         let epoch = p.epoch + 1;
@@ -168,6 +188,7 @@ mod tests {
             part: Part { pid: 0, label: Name::from("t-0") },
             leader: 0,
             epoch: epochs.last().map(|e| e.0).unwrap_or(0),
+            base: 0,
             records: vec![Rec { msg: 0, epoch: 0, bytes: 10 }; len],
             epochs,
         }

@@ -1,0 +1,156 @@
+//! Importers: what the admin tools print, turned into a snapshot scenario (`mqviz import`,
+//! `docs/import.md`). Each parsed row is explained and every line that could not be used is
+//! listed with its line number, so nothing is dropped silently; input that no importer
+//! recognises is an error with its file and line, never a panic.
+//!
+//! Only the Kafka formats (`kafka-consumer-groups.sh --describe`, `--members [--verbose]`,
+//! `--state`) are read so far; see [`Format`].
+
+mod kafka;
+
+use std::fmt;
+
+/// The output formats an importer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Recognise each file by its header.
+    Auto,
+    KafkaDescribe,
+    KafkaMembers,
+    KafkaState,
+}
+
+impl Format {
+    pub const NAMES: &'static str = "auto, kafka-describe, kafka-members or kafka-state";
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "auto" => Some(Format::Auto),
+            "kafka-describe" => Some(Format::KafkaDescribe),
+            "kafka-members" => Some(Format::KafkaMembers),
+            "kafka-state" => Some(Format::KafkaState),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::KafkaDescribe => "kafka-describe",
+            Format::KafkaMembers => "kafka-members",
+            Format::KafkaState => "kafka-state",
+        }
+    }
+}
+
+/// Formats the issue names that have no importer yet: refused with a clear message.
+pub const NOT_YET: [&str; 5] =
+    ["rocketmq-progress", "rocketmq-connection", "rocketmq-rebalance-log", "pulsar-stats", "pulsar-stats-internal"];
+
+/// One captured file.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// How the notes name it (a path, or "paste").
+    pub name: String,
+    pub text: String,
+    pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A row that was read, and what it means.
+    Parsed,
+    /// A line that was not used, and why.
+    Unused,
+    /// A fact the capture lacks, derived as the broker would.
+    Derived,
+}
+
+/// One line of the importer's explanation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub file: String,
+    /// 1-based; 0 for notes about the whole import.
+    pub line: usize,
+    pub text: String,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            NoteKind::Parsed => "read",
+            NoteKind::Unused => "unused",
+            NoteKind::Derived => "derived",
+        };
+        if self.line == 0 {
+            write!(f, "{kind}: {}", self.text)
+        } else {
+            write!(f, "{}:{}: {kind}: {}", self.file, self.line, self.text)
+        }
+    }
+}
+
+/// Why an import failed: the file and line where it became clear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+/// A scenario and the explanation of how it was read.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// A valid `mqviz-scenario/1` scenario (checked by the model's own parser).
+    pub scenario: serde_json::Value,
+    pub notes: Vec<Note>,
+}
+
+/// The most a capture may hold (a 50 MB paste is read; more is refused before parsing).
+pub const MAX_CAPTURE_BYTES: usize = 64 << 20;
+
+/// Reads the captures together into one scenario: captures of the same group combine (a
+/// `--describe` with its `--members` and `--state`).
+pub fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
+    if captures.is_empty() {
+        return Err(ImportError { file: "import".into(), line: 0, message: "no capture given".into() });
+    }
+    for c in captures {
+        if c.text.len() > MAX_CAPTURE_BYTES {
+            return Err(ImportError {
+                file: c.name.clone(),
+                line: 0,
+                message: format!("{} bytes is more than the {MAX_CAPTURE_BYTES} an import reads", c.text.len()),
+            });
+        }
+    }
+    kafka::import(captures)
+}
+
+/// Lines with their 1-based numbers, without line ends.
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).enumerate().map(|(i, l)| (i + 1, l))
+}
+
+/// A line cut to a readable length for a note.
+pub(crate) fn excerpt(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
