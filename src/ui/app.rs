@@ -405,6 +405,9 @@ pub fn App() -> impl IntoView {
             <Show when=move || sim.show_help.get()>
                 {lazy_view!(super::help::part(), sim)}
             </Show>
+            <Show when=move || sim.show_import.get()>
+                {lazy_view!(super::import::part(), sim)}
+            </Show>
         </div>
     }
     .into_any()

@@ -12,6 +12,7 @@ mod embed;
 mod fetching;
 mod frame;
 mod help;
+mod import;
 mod inspector;
 pub mod kafka;
 mod lazy;

@@ -12,7 +12,7 @@ use super::state::{edit_name, fmt_ms, Sim};
 /// awaited in a task: nothing is left behind per file (a `FileReader` callback had to be leaked
 /// with `Closure::forget`). A file that cannot be read arrives as empty text, which the scenario
 /// parser then reports.
-fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
+pub(super) fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
     let name = file.name();
     let reading = file.text();
     leptos::task::spawn_local(async move {
@@ -180,6 +180,14 @@ pub fn ShareBar() -> impl IntoView {
             <button data-testid="paste-open" aria-expanded=move || pasting.get().to_string() on:click=move |_| pasting.update(|p| *p = !*p)>
                 "Paste JSON"
             </button>
+            <button
+                data-testid="import-open"
+                title="A snapshot from kafka-consumer-groups.sh output"
+                aria-expanded=move || sim.show_import.get().to_string()
+                on:click=move |_| sim.show_import.update(|s| *s = !*s)
+            >
+                "Import…"
+            </button>
             <button data-testid="export" title="Save the scenario with every edit of this run" on:click=export>
                 "Export run"
             </button>
@@ -253,6 +261,11 @@ pub fn ShareBar() -> impl IntoView {
                     }
                 })
             }}
+            <Show when=move || sim.imported.get()>
+                <p class="small note" data-testid="import-link-note">
+                    "This run was imported: its topics, client ids and member ids stay in this browser, but a copied link or an exported run carries them."
+                </p>
+            </Show>
             {move || error.get().map(|e| view! { <p class="inline-error" role="alert" data-testid="share-error">{e}</p> })}
         </div>
     }

@@ -87,6 +87,11 @@ pub struct Sim {
     /// The panel a link asked for, opened once its run (and so its model's tabs) is in.
     panel_asked: StoredValue<Option<String>>,
     pub show_help: RwSignal<bool>,
+    /// The import dialog (`ui::import`) is open.
+    pub show_import: RwSignal<bool>,
+    /// The run was read from an admin tool's output (`mqviz import`): its names are the user's
+    /// cluster's, so the page says where a link or an export would carry them.
+    pub imported: RwSignal<bool>,
     /// Bumped whenever a different model is loaded (the frame tracker starts over).
     pub epoch: StoredValue<u64>,
     /// The log event whose provenance is shown.
@@ -188,6 +193,8 @@ impl Sim {
             embed_refused: RwSignal::new(false),
             panel_asked: StoredValue::new(None),
             show_help: RwSignal::new(false),
+            show_import: RwSignal::new(false),
+            imported: RwSignal::new(false),
             epoch: StoredValue::new(0),
             selected: RwSignal::new(None),
             edits_version: RwSignal::new(0),
@@ -235,6 +242,8 @@ impl Sim {
         self.close_compare();
         match r {
             Ok((Loaded { sim: mut m, edits }, scenario)) => {
+                self.imported
+                    .set(scenario["description"].as_str().is_some_and(|d| d.starts_with(mqviz_app::import::DESCRIPTION_PREFIX)));
                 // Paths that need no fetch (an embed `load`, Reset) install directly: a fetch
                 // still under way must not replace their run either.
                 self.asked.update_value(|n| *n += 1);

@@ -710,7 +710,7 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         "format": "mqviz-scenario/1",
         "broker": "kafka",
         "name": name,
-        "description": format!("A snapshot read by mqviz import from {}.", sources.join(", ")),
+        "description": format!("{} from {}.", super::DESCRIPTION_PREFIX, sources.join(", ")),
         "seed": 1,
         "until": 60000,
         "brokers": [{"name": "broker-0"}],

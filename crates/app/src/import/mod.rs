@@ -117,6 +117,10 @@ pub struct Imported {
     pub notes: Vec<Note>,
 }
 
+/// How an imported scenario's description begins: the page knows an import by it (also after
+/// an export and a reopen) and says that its links carry the cluster's names.
+pub const DESCRIPTION_PREFIX: &str = "A snapshot read by mqviz import";
+
 /// The most a capture may hold (a 50 MB paste is read; more is refused before parsing).
 pub const MAX_CAPTURE_BYTES: usize = 64 << 20;
 

@@ -1,0 +1,71 @@
+// "Import…" (issue 32, "Design review from a real cluster"): what kafka-consumer-groups.sh printed,
+// pasted, is read in the page with every row explained, then opens as a run whose members already
+// own their partitions at t=0. Nothing imported leaves the browser; the page says what a link carries.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import { useBrowser, openPage, waitReady, runId, drawn, scene, artifacts } from './harness.mjs';
+
+const ctx = useBrowser();
+const here = dirname(fileURLToPath(import.meta.url));
+const corpus = join(here, '..', 'tests', 'import', 'kafka', 'describe-members-state-3.7');
+const capture = (f) => readFileSync(join(corpus, f), 'utf8');
+
+/// The Assignment table as {partition: owner}.
+async function owners(page) {
+  return page.$$eval('[data-testid="assignment-table"] tbody tr', (rows) =>
+    Object.fromEntries(rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())).map((c) => [c[0], c[1]])),
+  );
+}
+
+test('a pasted describe, members and state capture is explained row by row and opens with its owners at t=0', async () => {
+  const { page, errors } = await openPage(ctx);
+  await page.click('[data-testid="import-open"]');
+  await page.waitForSelector('[data-testid="import-dialog"]');
+  assert.match(await page.textContent('[data-testid="import-privacy"]'), /stays in this browser/);
+  // Not a capture: the error names the line.
+  await page.fill('[data-testid="import-text"]', 'hello\nworld');
+  await page.click('[data-testid="import-read"]');
+  await page.waitForSelector('[data-testid="import-error"]');
+  assert.match(await page.textContent('[data-testid="import-error"]'), /^paste:1: not recognised/);
+  // The three captures of one group, pasted together, with a shell prompt above them.
+  const pasted = `$ kafka-consumer-groups.sh --describe --group billing\n${capture('describe.txt')}${capture('members.txt')}${capture('state.txt')}`;
+  await page.fill('[data-testid="import-text"]', pasted);
+  await page.click('[data-testid="import-read"]');
+  await page.waitForSelector('[data-testid="import-summary"]');
+  assert.equal((await page.textContent('[data-testid="import-summary"]')).trim(), '9 rows read, 1 line not used, 4 facts derived');
+  const notes = await page.$$eval('[data-testid="import-notes"] li', (li) => li.map((l) => l.textContent));
+  assert.ok(notes.some((n) => /^paste:1: unused: before any table header/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /payments-0: `-` in CURRENT-OFFSET: the group has no committed offset here/.test(n)));
+  assert.ok(notes.some((n) => /derived: group billing: subscriptions are not in the captures/.test(n)));
+  await page.screenshot({ path: join(artifacts, 'import-dialog-1280.png') });
+  const audit = await new AxeBuilder({ page }).include('[data-testid="import-dialog"]').analyze();
+  assert.deepEqual(audit.violations.map((v) => `${v.id}: ${v.help}`), []);
+
+  const before = await runId(page);
+  await page.click('[data-testid="import-run"]');
+  await waitReady(page, { after: before });
+  assert.equal(await page.$('[data-testid="import-dialog"]'), null, 'the dialog closes once the run is in');
+  assert.match(await page.textContent('h1'), /Imported: group billing/);
+  // At t=0, before Play, the members own what the capture said: no rebalance from nothing.
+  await drawn(page);
+  const table = await owners(page);
+  assert.equal(table['orders:p0'], 'consumer-billing-1', JSON.stringify(table));
+  assert.equal(table['orders:p2'], 'consumer-billing-2', JSON.stringify(table));
+  assert.equal(table['payments:p0'], 'consumer-billing-2', JSON.stringify(table));
+  const s = await scene(page);
+  assert.deepEqual(
+    s.consumers.map((c) => c.name).sort(),
+    ['consumer-billing-1', 'consumer-billing-2', 'consumer-billing-3'],
+    JSON.stringify(s.consumers),
+  );
+  assert.ok(s.cells.pending > 0, `the lag the capture showed is in the logs: ${JSON.stringify(s.cells)}`);
+  // Where the run's names could leave the browser, the page says so.
+  assert.match(await page.textContent('[data-testid="import-link-note"]'), /a copied link or an exported run carries them/);
+  await page.screenshot({ path: join(artifacts, 'import-run-1280.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});
