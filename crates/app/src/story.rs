@@ -228,4 +228,19 @@ mod tests {
         let jump = s.paced_advance(quiet, 10.0, 16.0);
         assert!(jump > 10_000.0, "from {quiet}: {jump}");
     }
+
+    /// A snapshot's members own their partitions from t=0: that is where the run starts, not a
+    /// rebalance, so no rebalance mark stands at t=0 (one did, saying what had not happened).
+    #[test]
+    fn a_snapshot_start_is_no_rebalance() {
+        let text = r#"{"format": "mqviz-scenario/1", "broker": "kafka", "until": 30000, "brokers": [{"name": "b0"}],
+            "topics": [{"name": "t", "partitions": 2, "logEndOffsets": [5, 5]}],
+            "groups": [{"name": "g", "committed": {"t-0": 1, "t-1": 5}, "consumers": [
+                {"clientId": "a", "subscribe": ["t"], "assigned": ["t-0"]},
+                {"clientId": "b", "subscribe": ["t"], "assigned": ["t-1"]}]}],
+            "timeline": [{"at": 10000, "action": "addConsumer", "group": "g", "consumer": {"clientId": "c", "subscribe": ["t"]}}]}"#;
+        let s = Story::compute(&*parse(text).unwrap());
+        let rebalances: Vec<Millis> = s.marks.iter().filter(|m| m.kind == MomentKind::Rebalance).map(|m| m.at).collect();
+        assert!(!rebalances.is_empty() && rebalances.iter().all(|at| *at >= 10_000), "{:?}", s.marks);
+    }
 }

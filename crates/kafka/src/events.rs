@@ -176,7 +176,8 @@ pub enum Event {
         lost: bool,
         reason: &'static str,
     },
-    /// SyncGroup answered: the new assignment and what changed.
+    /// SyncGroup answered: the new assignment and what changed. `restored`: not an answer but
+    /// a scenario snapshot's member owning its partitions at t=0 (no rebalance happened).
     Assigned {
         client: Name,
         group: Name,
@@ -184,6 +185,7 @@ pub enum Event {
         assigned: Vec<Part>,
         revoked: Vec<Part>,
         added: Vec<Part>,
+        restored: bool,
     },
     /// The leader ran the assignor.
     AssignmentComputed {
@@ -450,13 +452,19 @@ impl Display for Event {
                 let what = if *lost { "partitions-lost" } else { "partitions-revoked" };
                 write!(f, "{what} {client} {} ({reason})", PartList(partitions))
             }
-            Event::Assigned { client, group, generation, assigned, revoked, added } => write!(
-                f,
-                "assigned {client} {group} generation {generation} {} revoked {} added {}",
-                PartList(assigned),
-                PartList(revoked),
-                PartList(added)
-            ),
+            Event::Assigned { client, group, generation, assigned, revoked, added, restored } => {
+                write!(
+                    f,
+                    "assigned {client} {group} generation {generation} {} revoked {} added {}",
+                    PartList(assigned),
+                    PartList(revoked),
+                    PartList(added)
+                )?;
+                if *restored {
+                    write!(f, " (owned in the scenario's snapshot)")?;
+                }
+                Ok(())
+            }
             Event::AssignmentComputed { group, generation, leader, assignor, result } => {
                 write!(f, "assignment {group} generation {generation} by leader {leader} ({assignor}): {result}")
             }

@@ -483,6 +483,8 @@ impl World {
                     }
                 }
             }
+            // A snapshot's owners at t=0 are where the run starts, not a rebalance.
+            Event::Assigned { restored: true, .. } => {}
             Event::Assigned { client, .. } | Event::Reconciled { client, .. } | Event::Revoked { client, .. } => {
                 if let Some(consumer) = cix(client) {
                     out(Trace::Reassigned { consumer });

@@ -300,7 +300,7 @@ fn generations(w: &World, g: usize) -> Vec<Value> {
             Event::Revoked { client, partitions, .. } if members.contains(&**client) => {
                 pending_revoked.entry(client.clone()).or_default().extend(part_names(partitions));
             }
-            Event::Assigned { client, group, generation, assigned, revoked, added } if group == name => {
+            Event::Assigned { client, group, generation, assigned, revoked, added, .. } if group == name => {
                 let entry = gens.entry(*generation).or_insert_with(|| (e.at, Map::new(), Map::new(), Map::new()));
                 let mut gone = pending_revoked.remove(client).unwrap_or_default();
                 gone.extend(part_names(revoked));

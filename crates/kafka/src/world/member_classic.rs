@@ -474,7 +474,15 @@ impl World {
         let (assigned_p, revoked_p, added_p) =
             (self.parts_sorted(&assigned), self.parts_sorted(&revoked), self.parts_sorted(&added));
         let (client, group) = (self.client(c), self.group_name(c));
-        self.emit(Event::Assigned { client, group, generation, assigned: assigned_p, revoked: revoked_p, added: added_p });
+        self.emit(Event::Assigned {
+            client,
+            group,
+            generation,
+            assigned: assigned_p,
+            revoked: revoked_p,
+            added: added_p,
+            restored: false,
+        });
         if !revoked.is_empty() {
             self.request_rejoin(c, "revoked partitions must be handed over in a second rebalance");
         }

@@ -191,7 +191,15 @@ impl World {
             self.change_assignment(c, &assigned, &format!("owned in the snapshot's generation {generation}"));
             let (client, group) = (self.client(c), self.group_name(c));
             let parts = self.parts_sorted(&assigned);
-            self.emit(Event::Assigned { client, group, generation, assigned: parts.clone(), revoked: Vec::new(), added: parts });
+            self.emit(Event::Assigned {
+                client,
+                group,
+                generation,
+                assigned: parts.clone(),
+                revoked: Vec::new(),
+                added: parts,
+                restored: true,
+            });
         }
         let mut known = BTreeMap::new();
         let mut statics = BTreeMap::new();

@@ -4,7 +4,8 @@
 //! group, keyed and unkeyed producers, auto and manual commits, slow consumers, and churn (add,
 //! stop, crash, restart, subscribe, seek, leader changes, unclean truncation, partition growth,
 //! topic creation, assignor and protocol changes) until `churn_until`; then the run settles for
-//! [`SETTLE`].
+//! [`SETTLE`]. A quarter of the runs start from a snapshot (logs, committed offsets, a Stable
+//! classic generation), as `mqviz import` writes one.
 
 use serde_json::{json, Value};
 
@@ -214,7 +215,7 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
         group["consumers"] = json!(members.iter().filter(|m| m.group == g).map(|m| m.json.clone()).collect::<Vec<_>>());
     }
     let until = churn_until.max(send_end) + SETTLE;
-    json!({
+    let mut scenario = json!({
         "format": "mqviz-scenario/1",
         "broker": "kafka",
         "name": "generated",
@@ -226,7 +227,79 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
         "producers": producers,
         "groups": group_json,
         "timeline": timeline,
-    })
+    });
+    // Drawn last, so every other draw of a seed is what it was before snapshots existed.
+    add_snapshot(rng, &mut scenario, &topics, &groups);
+    scenario
+}
+
+/// Sometimes the run starts from a snapshot, as `mqviz import` writes one: logs that already
+/// hold records, committed offsets (at or below the log end, sometimes below where the log now
+/// starts), and a classic group Stable at t=0 whose members own every partition of their topics.
+fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value, topics: &[Topic], groups: &[Group]) {
+    if !chance(rng, 25) {
+        return;
+    }
+    let ends: Vec<Vec<u64>> = topics.iter().map(|t| (0..t.partitions).map(|_| between(rng, 0, 40)).collect()).collect();
+    for (t, json) in scenario["topics"].as_array_mut().into_iter().flatten().enumerate() {
+        json["logEndOffsets"] = json!(ends[t]);
+        if chance(rng, 20) {
+            json["logStartOffsets"] = json!(ends[t].iter().map(|e| between(rng, 0, *e)).collect::<Vec<_>>());
+        }
+    }
+    for (g, json) in scenario["groups"].as_array_mut().into_iter().flatten().enumerate() {
+        let mut committed = serde_json::Map::new();
+        for (t, topic) in topics.iter().enumerate() {
+            for p in 0..topic.partitions {
+                if chance(rng, 50) {
+                    committed.insert(format!("{}-{p}", topic.name), json!(between(rng, 0, ends[t][p as usize])));
+                }
+            }
+        }
+        if !committed.is_empty() {
+            json["committed"] = Value::Object(committed);
+        }
+        if groups[g].consumer_protocol || groups[g].manual || !chance(rng, 70) {
+            continue;
+        }
+        // Members: the consumers subscribing to a list of topics that exist at t=0.
+        let exists = |t: &Value| topics.iter().any(|x| t == x.name.as_str());
+        let consumers = json["consumers"].as_array_mut().map(std::mem::take).unwrap_or_default();
+        let mut members: Vec<Value> = Vec::new();
+        let mut others: Vec<Value> = Vec::new();
+        for c in consumers {
+            let listed = c["subscribe"].as_array().is_some_and(|l| l.iter().all(exists));
+            if listed && chance(rng, 80) {
+                members.push(c);
+            } else {
+                others.push(c);
+            }
+        }
+        let mut owned: Vec<Vec<String>> = vec![Vec::new(); members.len()];
+        for topic in topics {
+            let readers: Vec<usize> = (0..members.len())
+                .filter(|&m| members[m]["subscribe"].as_array().is_some_and(|l| l.iter().any(|t| t == topic.name.as_str())))
+                .collect();
+            if readers.is_empty() {
+                continue;
+            }
+            for p in 0..topic.partitions {
+                owned[readers[rng.index(readers.len())]].push(format!("{}-{p}", topic.name));
+            }
+        }
+        for (m, c) in members.iter_mut().enumerate() {
+            c.as_object_mut().map(|o| o.remove("startAt"));
+            c["assigned"] = json!(owned[m]);
+            if chance(rng, 50) {
+                c["memberId"] = json!(format!("{}-snapshot-{m}", c["clientId"].as_str().unwrap_or("c")));
+            }
+        }
+        if !members.is_empty() && chance(rng, 50) {
+            json["generation"] = json!(between(rng, 1, 40));
+        }
+        members.extend(others);
+        json["consumers"] = json!(members);
+    }
 }
 
 /// Drops `addPartitions` actions that would not grow their topic, in time order.
