@@ -83,8 +83,9 @@ struct Member {
 #[derive(Clone, Debug, Default)]
 struct Group {
     committed: BTreeMap<Tp, u64>,
-    /// Members by CONSUMER-ID, in order of first appearance.
+    /// Members by CONSUMER-ID, in order of first appearance, and where each one is.
     members: Vec<(String, Member)>,
+    member_at: BTreeMap<String, usize>,
     /// Partitions listed with `-` as their owner.
     unowned: BTreeSet<Tp>,
     state: Option<String>,
@@ -96,10 +97,11 @@ struct Group {
 
 impl Group {
     fn member(&mut self, id: &str) -> &mut Member {
-        let i = match self.members.iter().position(|(m, _)| m == id) {
-            Some(i) => i,
+        let i = match self.member_at.get(id) {
+            Some(&i) => i,
             None => {
                 self.members.push((id.to_string(), Member::default()));
+                self.member_at.insert(id.to_string(), self.members.len() - 1);
                 self.members.len() - 1
             }
         };
@@ -573,9 +575,13 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         let n = topics.entry(t.clone()).or_insert(0);
         *n = (*n).max(p + 1);
     }
+    let mut listed_of: BTreeMap<&str, u32> = BTreeMap::new();
+    for (t, _) in &all_tps {
+        *listed_of.entry(t.as_str()).or_insert(0) += 1;
+    }
     let mut topic_values = Vec::new();
     for (name, count) in &topics {
-        let listed = all_tps.iter().filter(|(t, _)| t == name).count() as u32;
+        let listed = listed_of.get(name.as_str()).copied().unwrap_or(0);
         if listed < *count {
             derived(
                 facts,
