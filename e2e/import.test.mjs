@@ -69,3 +69,25 @@ test('a pasted describe, members and state capture is explained row by row and o
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('captures dropped on the page open the import dialog, read together', async () => {
+  const { page, errors } = await openPage(ctx);
+  // Two text files dropped at once, as a user drags them from a file manager.
+  await page.evaluate(
+    ([describe, state]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([describe], 'describe.txt', { type: 'text/plain' }));
+      dt.items.add(new File([state], 'state.txt', { type: 'text/plain' }));
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    [capture('describe.txt'), capture('state.txt')],
+  );
+  await page.waitForSelector('[data-testid="import-dialog"]');
+  // Both files read (each arrives on its own): 5 describe rows and the state row.
+  await page.waitForFunction(() => /^6 rows read/.test(document.querySelector('[data-testid="import-summary"]')?.textContent ?? ''));
+  const notes = await page.$$eval('[data-testid="import-notes"] li', (li) => li.map((l) => l.textContent));
+  assert.ok(notes.some((n) => n.startsWith('describe.txt:3: read: orders-0: committed 1195')), notes.join('\n'));
+  assert.ok(notes.some((n) => n.startsWith('state.txt:3: read: group billing: Stable')), notes.join('\n'));
+  await page.close();
+  assert.deepEqual(errors, []);
+});

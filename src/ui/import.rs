@@ -42,6 +42,16 @@ fn dialog(sim: Sim) -> impl IntoView {
     let result = RwSignal::new(None::<Result<Read, String>>);
     let file_input: NodeRef<leptos::html::Input> = NodeRef::new();
     let read = move || result.set(Some(read_captures(&pasted.get_untracked(), &files.get_untracked())));
+    // Captures dropped on the page (before or while the dialog is open) join the files.
+    Effect::new(move |_| {
+        let dropped = sim.dropped_captures.get();
+        if dropped.is_empty() {
+            return;
+        }
+        sim.dropped_captures.set(Vec::new());
+        files.update(|fs| fs.extend(dropped));
+        read();
+    });
     let on_files = move |_| {
         let Some(input) = file_input.get_untracked() else { return };
         let Some(list) = input.files() else { return };
@@ -108,7 +118,7 @@ fn dialog(sim: Sim) -> impl IntoView {
         <div class="import" role="dialog" aria-label="Import a snapshot" data-testid="import-dialog">
             <h2>"Import what your admin tools print"</h2>
             <p class="small">
-                "Paste or add the output of "<code>"kafka-consumer-groups.sh --describe"</code>", "
+                "Paste, drop or add the output of "<code>"kafka-consumer-groups.sh --describe"</code>", "
                 <code>"--members --verbose"</code>" and "<code>"--state"</code>
                 " (Kafka 0.10 to 4.x; several files of one group read together). The group opens as it was: its members keep their partitions, and the timeline is yours to change."
             </p>

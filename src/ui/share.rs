@@ -50,13 +50,32 @@ pub fn open_file(sim: Sim, file: web_sys::File, error: RwSignal<Option<String>>)
     });
 }
 
-/// Lets a scenario file be dropped anywhere on the page.
+/// Lets a scenario file be dropped anywhere on the page. A file that is not JSON (what an admin
+/// tool printed, saved as text) goes to the import dialog instead, with any others dropped with it.
 pub fn accept_drops(sim: Sim, error: RwSignal<Option<String>>) {
     let _ = window_event_listener(leptos::ev::dragover, move |ev| ev.prevent_default());
     let _ = window_event_listener(leptos::ev::drop, move |ev| {
         ev.prevent_default();
-        if let Some(f) = ev.data_transfer().and_then(|d| d.files()).and_then(|fs| fs.get(0)) {
-            open_file(sim, f, error);
+        let Some(files) = ev.data_transfer().and_then(|d| d.files()) else { return };
+        let Some(first) = files.get(0) else { return };
+        if first.name().ends_with(".json") {
+            open_file(sim, first, error);
+            return;
+        }
+        for i in 0..files.length() {
+            if let Some(f) = files.get(i) {
+                read_file(f, move |text, name| {
+                    if text.trim_start().starts_with('{') {
+                        sim.load_text_then(&text, name.clone(), move |r| match r {
+                            Ok(()) => error.set(None),
+                            Err(e) => error.set(Some(format!("{name}: {e}"))),
+                        });
+                    } else {
+                        sim.dropped_captures.update(|d| d.push((name, text)));
+                        sim.show_import.set(true);
+                    }
+                });
+            }
         }
     });
 }

@@ -92,6 +92,8 @@ pub struct Sim {
     /// The run was read from an admin tool's output (`mqviz import`): its names are the user's
     /// cluster's, so the page says where a link or an export would carry them.
     pub imported: RwSignal<bool>,
+    /// Captures dropped on the page (name, text), waiting for the import dialog to take them.
+    pub dropped_captures: RwSignal<Vec<(String, String)>>,
     /// Bumped whenever a different model is loaded (the frame tracker starts over).
     pub epoch: StoredValue<u64>,
     /// The log event whose provenance is shown.
@@ -195,6 +197,7 @@ impl Sim {
             show_help: RwSignal::new(false),
             show_import: RwSignal::new(false),
             imported: RwSignal::new(false),
+            dropped_captures: RwSignal::new(Vec::new()),
             epoch: StoredValue::new(0),
             selected: RwSignal::new(None),
             edits_version: RwSignal::new(0),
