@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use super::{excerpt, numbered_lines, Capture, Format, ImportError, Imported, Note, NoteKind};
+use mqviz_kafka::scenario::MAX_PARTITIONS;
 
 /// `(topic, partition)`.
 type Tp = (String, u32);
@@ -265,8 +266,9 @@ fn read_warning(line: &str, at: &At, facts: &mut Facts) -> bool {
     true
 }
 
+/// An offset: Kafka's are signed 64-bit, so larger numbers are not offsets.
 fn number(cell: &str) -> Option<u64> {
-    cell.parse().ok()
+    cell.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64)
 }
 
 /// A row read by column names; the last column takes the rest of the line (CLIENT-ID may hold
@@ -337,18 +339,29 @@ fn read_describe_row(cols: &[String], line: &str, at: &At, facts: &mut Facts) {
         facts.note(at, NoteKind::Unused, format!("TOPIC and a numeric PARTITION are needed: {:?}", excerpt(line)));
         return;
     };
+    if u64::from(p) >= MAX_PARTITIONS {
+        facts.note(
+            at,
+            NoteKind::Unused,
+            format!("partition {p} is beyond the {MAX_PARTITIONS} partitions a topic may have here"),
+        );
+        return;
+    }
     let tp: Tp = (topic.to_string(), p);
     facts.seen.insert(tp.clone());
     let mut said = Vec::new();
     let committed = get("CURRENT-OFFSET").and_then(number);
     let end = get("LOG-END-OFFSET").and_then(number);
-    match committed {
-        Some(c) => said.push(format!("committed {c}")),
-        None => said.push("`-` in CURRENT-OFFSET: the group has no committed offset here".into()),
+    let cell = |c: &str| cells.get(c).map(String::as_str).unwrap_or("-");
+    match (committed, cell("CURRENT-OFFSET")) {
+        (Some(c), _) => said.push(format!("committed {c}")),
+        (None, "-") => said.push("`-` in CURRENT-OFFSET: the group has no committed offset here".into()),
+        (None, v) => said.push(format!("CURRENT-OFFSET {v:?} is not an offset: taken as none committed")),
     }
-    match end {
-        Some(e) => said.push(format!("log end {e}")),
-        None => said.push("`-` in LOG-END-OFFSET: the log end is unknown".into()),
+    match (end, cell("LOG-END-OFFSET")) {
+        (Some(e), _) => said.push(format!("log end {e}")),
+        (None, "-") => said.push("`-` in LOG-END-OFFSET: the log end is unknown".into()),
+        (None, v) => said.push(format!("LOG-END-OFFSET {v:?} is not an offset: taken as unknown")),
     }
     if let (Some(c), Some(e), Some(lag)) = (committed, end, get("LAG").and_then(|l| l.parse::<i64>().ok())) {
         if e as i64 - c as i64 != lag {
@@ -390,7 +403,15 @@ fn parse_assignment(text: &str) -> Result<(BTreeSet<Tp>, Vec<Vec<u32>>), String>
         return Ok((named, nameless));
     }
     let numbers = |list: &str| -> Result<Vec<u32>, String> {
-        list.split(',').map(|p| p.trim().parse::<u32>().map_err(|_| format!("{p:?} is not a partition number"))).collect()
+        list.split(',')
+            .map(|p| {
+                p.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| u64::from(*n) < MAX_PARTITIONS)
+                    .ok_or_else(|| format!("{p:?} is not a partition number"))
+            })
+            .collect()
     };
     if !text.contains('(') && text.contains(':') {
         for part in text.split(';').filter(|s| !s.trim().is_empty()) {

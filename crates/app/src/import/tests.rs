@@ -95,11 +95,32 @@ fn bad_input_is_an_error_with_its_line_never_a_panic() {
     let e = one(&describe, Format::KafkaMembers).unwrap_err();
     assert!(e.message.contains("kafka-describe"), "the wrong --format is named: {e}");
     assert!(one("", Format::Auto).is_err());
+    // Numbers no topic or offset can be: the row is set aside or the cell read as none, no overflow.
+    let odd = "GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID\n\
+               g t 4294967295 1 2 1 m /h c\n\
+               g t 0 99999999999999999999 x - m /h c\n";
+    let imported = one(odd, Format::Auto).unwrap();
+    let text: Vec<String> = imported.notes.iter().map(ToString::to_string).collect();
+    assert!(text.iter().any(|n| n.starts_with("paste:2: unused: partition 4294967295 is beyond")), "{text:?}");
+    assert!(text.iter().any(|n| n.contains("CURRENT-OFFSET \"99999999999999999999\" is not an offset")), "{text:?}");
+    assert_eq!(imported.scenario["topics"][0]["partitions"], 1);
     // Every prefix of a real capture (a table cut anywhere) reads or fails cleanly.
     let members = std::fs::read_to_string(corpus().join("kafka/describe-members-state-3.7/members.txt")).unwrap();
     for text in [&describe, &members] {
         for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
             let _ = one(&text[..cut], Format::Auto);
+        }
+    }
+    // Cells swapped for what captures mangle into them: every result is a scenario or an error.
+    let mut rng = mqviz_engine::SplitMix64::new(7);
+    let junk = ["-", "(", ")", "/", ":", "(0,", "t(1),u(", "18446744073709551616", "", "é", "GROUP", "\t", "';"];
+    for text in [&describe, &members] {
+        for _ in 0..300 {
+            let mangled: String = text
+                .split_inclusive(' ')
+                .map(|cell| if rng.next_u64() % 9 == 0 { junk[(rng.next_u64() % junk.len() as u64) as usize] } else { cell })
+                .collect();
+            let _ = one(&mangled, Format::Auto);
         }
     }
     // A 50 MB paste of rows is read (well under a second for 10,000 partitions, measured apart).

@@ -12,7 +12,7 @@ mod parse;
 mod write;
 
 pub use config::{ConfigOverrides, ConsumerConfig, ManualCommit};
-pub use parse::{check_consumer_config, parse_action, parse_partition_ref, parse_scenario, parse_scenario_value};
+pub use parse::{check_consumer_config, parse_action, parse_partition_ref, parse_scenario, parse_scenario_value, MAX_PARTITIONS};
 pub use write::{action_value, timed_action_value};
 
 use crate::assignor::ClientAssignor;
