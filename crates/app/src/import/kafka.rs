@@ -90,6 +90,8 @@ struct Group {
     /// Partitions listed with `-` as their owner.
     unowned: BTreeSet<Tp>,
     state: Option<String>,
+    /// GROUP-EPOCH (4.x `--state --verbose`).
+    epoch: Option<u32>,
     strategy: Option<String>,
     coordinator: Option<String>,
     /// `--members` rows whose assignment lost its topic names (3.8-3.9): partition counts.
@@ -549,6 +551,8 @@ fn read_state_row(extra: usize, line: &str, at: &At, facts: &mut Facts) {
     let g = facts.group(&group);
     g.state = Some(state.to_string());
     g.coordinator = Some(coordinator.clone());
+    // GROUP-EPOCH is the first column after #MEMBERS; a classic group prints `-` there.
+    g.epoch = (extra > 0).then(|| t[end].parse::<u32>().ok()).flatten().filter(|e| (1..=i32::MAX as u32).contains(e));
     if !strategy.is_empty() {
         g.strategy = Some(strategy.clone());
     }
@@ -692,10 +696,13 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
                     subscribe.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             );
-            if consumer_protocol {
-                derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): its members join at t=0 and the coordinator assigns (a KIP-848 snapshot is not restored yet)"));
-            } else {
-                derived(facts, format!("group {gname}: the captures print no generation; the snapshot uses generation 1"));
+            match (consumer_protocol, g.epoch) {
+                (true, Some(e)) => {
+                    o.insert("generation".into(), json!(e));
+                    derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): every member and the target are at the group epoch {e}"));
+                }
+                (true, None) => derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): no --state --verbose capture gives its group epoch; the snapshot uses epoch 1")),
+                (false, _) => derived(facts, format!("group {gname}: the captures print no generation; the snapshot uses generation 1")),
             }
             for (id, m) in &members {
                 let client = m.client_id.clone().unwrap_or_else(|| id.clone());
@@ -715,11 +722,9 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
                     c.insert("groupInstanceId".into(), json!(i));
                 }
                 c.insert("subscribe".into(), json!(subscribe));
-                if !consumer_protocol {
-                    c.insert("memberId".into(), json!(id));
-                    let assigned: Vec<String> = m.partitions.iter().map(|(t, p)| format!("{t}-{p}")).collect();
-                    c.insert("assigned".into(), json!(assigned));
-                }
+                c.insert("memberId".into(), json!(id));
+                let assigned: Vec<String> = m.partitions.iter().map(|(t, p)| format!("{t}-{p}")).collect();
+                c.insert("assigned".into(), json!(assigned));
                 consumers.push(Value::Object(c));
             }
         }

@@ -81,6 +81,16 @@ fn a_combined_import_reproduces_the_snapshot_at_t_1() {
     let c3 = &report["consumers"]["consumer-billing-3"];
     assert_eq!(c3["memberId"], "consumer-billing-3-9a8b7c6d-5e4f-4321-8fed-cba987654333");
     assert_eq!(c3["assigned"].as_array().map(Vec::len), Some(0));
+    // A KIP-848 group: at its group epoch, Stable, each member at the target.
+    let imported = import(&captures(&corpus().join("kafka/members-state-4.1-kip848"))).unwrap();
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let g = &report["groups"]["fraud"];
+    assert_eq!((g["state"].as_str(), g["groupEpoch"].as_i64(), g["targetEpoch"].as_i64()), (Some("STABLE"), Some(7), Some(7)));
+    assert_eq!(g["assignment"]["tx"]["1"], "fraud-1");
+    assert_eq!(g["assignment"]["tx"]["2"], "fraud-2");
+    assert_eq!(report["consumers"]["fraud-2"]["memberId"], "Yl2qA3z4RxXr1bC2dE3fGh");
 }
 
 #[test]

@@ -271,12 +271,6 @@ fn read_group(
         .collect();
     let mut snapshot = read_group_snapshot(&mut o, e);
     snapshot.members = members;
-    if !snapshot.members.is_empty() && protocol != GroupProtocol::Classic {
-        e.push(
-            &format!("{path}.protocol"),
-            "a snapshot with members and their partitions is read for classic groups only; give the consumer-protocol group's committed offsets without \"assigned\"",
-        );
-    }
     // Snapshot members are running at t=0: the world restores them rather than starting them.
     let members: BTreeSet<&str> = snapshot.members.iter().map(|(name, _)| name.as_str()).collect();
     timeline.retain(|(a, _)| {
@@ -687,7 +681,8 @@ fn check_group_snapshot(s: &Scenario, g: &GroupSpec, counts: &BTreeMap<&str, u32
         .iter()
         .map(|(_, c, _)| g.config.with(&c.overrides).assignors.iter().map(|a| a.name().to_string()).collect())
         .collect();
-    if let Err(why) = crate::classic_group::select_protocol(&lists) {
+    let classic = g.protocol == GroupProtocol::Classic;
+    if let (true, Err(why)) = (classic, crate::classic_group::select_protocol(&lists)) {
         e.push(&format!("{gp}.consumers"), format!("the snapshot's members cannot form one generation: {why}"));
     }
     if let Some(leader) = &g.snapshot.leader {

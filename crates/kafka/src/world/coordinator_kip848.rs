@@ -94,7 +94,7 @@ impl ConsumerGroup {
 
     /// `computePreferredServerAssignor`: the most requested, ties in `HashMap` order of names;
     /// the coordinator's first configured assignor (`uniform`) when nobody asks.
-    fn preferred_assignor(&self) -> ServerAssignor {
+    pub(super) fn preferred_assignor(&self) -> ServerAssignor {
         let mut counts: Vec<(ServerAssignor, usize)> = Vec::new();
         for a in self.members.iter().filter_map(|m| m.assignor) {
             match counts.iter_mut().find(|(x, _)| *x == a) {
@@ -164,7 +164,7 @@ impl World {
     }
 
     /// The subscribed topics' partition counts now.
-    fn subscription_metadata(&self, g: usize) -> BTreeMap<String, u32> {
+    pub(super) fn subscription_metadata(&self, g: usize) -> BTreeMap<String, u32> {
         let topics: BTreeSet<&String> = self.groups[g].modern.members.iter().flat_map(|m| m.topics.iter()).collect_set();
         topics
             .into_iter()
@@ -282,7 +282,7 @@ impl World {
         self.cg_respond(r.c, r.inc, r.epoch, Ok(CgOk { member: id, epoch, interval, assignment }));
     }
 
-    fn new_uuid_member_id(&mut self) -> Name {
+    pub(super) fn new_uuid_member_id(&mut self) -> Name {
         let u = crate::uuid::Uuid::new(self.rng.next_u64() as i64, self.rng.next_u64() as i64);
         Name::from(u.to_string())
     }

@@ -71,7 +71,7 @@ impl Default for ModernClient {
     }
 }
 
-fn partitions(tps: &[TopicPartition]) -> Partitions {
+pub(super) fn partitions(tps: &[TopicPartition]) -> Partitions {
     let mut out = Partitions::new();
     for tp in tps {
         out.entry(tp.topic.clone()).or_default().insert(tp.partition);
@@ -107,7 +107,7 @@ impl World {
         self.send_cg_heartbeat(c);
     }
 
-    fn start_cg_heartbeat_timer(&mut self, c: usize) {
+    pub(super) fn start_cg_heartbeat_timer(&mut self, c: usize) {
         let con = &mut self.consumers[c];
         con.modern.hb_seq += 1;
         let (inc, seq, interval) = (con.inc, con.modern.hb_seq, con.modern.interval);

@@ -120,6 +120,9 @@ impl World {
         if members.is_empty() {
             return;
         }
+        if spec.protocol == crate::scenario::GroupProtocol::Consumer {
+            return self.restore_modern_members(g, &members, spec.snapshot.generation.unwrap_or(1));
+        }
         let generation = spec.snapshot.generation.unwrap_or(1);
         let mut ids: Vec<Name> = Vec::new();
         let cluster = self.cluster_metadata();
@@ -243,6 +246,90 @@ impl World {
     }
 }
 
+impl World {
+    /// A consumer-protocol (KIP-848) group: the group epoch, the target and every member's epoch
+    /// are the snapshot's `generation`, each member Stable with its partitions, so its first
+    /// heartbeat finds nothing to reconcile.
+    fn restore_modern_members(&mut self, g: usize, members: &[(usize, &crate::scenario::MemberSnapshot)], epoch: i32) {
+        use super::coordinator_kip848::ModernMember;
+        use super::member_kip848::{partitions, CgClientState};
+        use crate::reconciliation::{MemberAssignment, MemberState, Partitions, TargetAssignment};
+        let cluster = self.cluster_metadata();
+        let mut restored: Vec<ModernMember> = Vec::new();
+        let mut target: BTreeMap<String, Partitions> = BTreeMap::new();
+        for &(c, m) in members {
+            self.start_consumer(c);
+            let inc = self.consumers[c].inc;
+            self.metadata_response(c, inc, &cluster);
+            let id = match &m.member_id {
+                Some(id) => Name::from(id.as_str()),
+                None => self.new_uuid_member_id(),
+            };
+            let assigned: Vec<TopicPartition> =
+                m.assigned.iter().map(|r| TopicPartition::new(r.topic.clone(), r.partition as i32)).collect();
+            let con = &mut self.consumers[c];
+            con.modern.state = CgClientState::Stable;
+            con.modern.member_id = id.clone();
+            con.modern.epoch = epoch;
+            con.modern.interval = con.config.heartbeat_interval_ms;
+            con.app.next_auto_commit = self.now + con.config.auto_commit_interval_ms;
+            self.start_cg_heartbeat_timer(c);
+            self.change_assignment(c, &assigned, &format!("owned in the snapshot's member epoch {epoch}"));
+            let (client, group) = (self.client(c), self.group_name(c));
+            let parts = self.parts_sorted(&assigned);
+            self.emit(Event::Assigned {
+                client,
+                group,
+                generation: epoch,
+                assigned: parts.clone(),
+                revoked: Vec::new(),
+                added: parts,
+                restored: true,
+            });
+            let con = &self.consumers[c];
+            target.insert(id.to_string(), partitions(&assigned));
+            restored.push(ModernMember {
+                id,
+                instance: con.instance_id.clone(),
+                c,
+                inc: con.inc,
+                name: con.name.clone(),
+                topics: con.subs.subscription(),
+                rebalance_timeout: con.config.max_poll_interval_ms,
+                assignor: con.config.remote_assignor,
+                assignment: MemberAssignment {
+                    state: MemberState::Stable,
+                    member_epoch: epoch,
+                    previous_member_epoch: epoch - 1,
+                    assigned: partitions(&assigned),
+                    pending_revocation: Partitions::new(),
+                },
+                session_token: 0,
+                rebalance_token: 0,
+            });
+        }
+        let mg = &mut self.groups[g].modern;
+        mg.static_members = restored.iter().filter_map(|m| Some((m.instance.clone()?, m.id.clone()))).collect_map();
+        mg.members = restored;
+        mg.group_epoch = epoch;
+        mg.target = TargetAssignment { epoch, members: target };
+        mg.assignor = Some(mg.preferred_assignor());
+        self.groups[g].modern.subscription_metadata = self.subscription_metadata(g);
+        let session = self.scenario.groups[g].config.session_timeout_ms;
+        let ids: Vec<Name> = self.groups[g].modern.members.iter().map(|m| m.id.clone()).collect();
+        for id in ids {
+            let token = self.fresh_id();
+            if let Some(m) = self.groups[g].modern.members.iter_mut().find(|m| m.id == id) {
+                m.session_token = token;
+            }
+            self.schedule(session, Action::CgSessionExpiry { g, member: id, token });
+        }
+        let group = self.groups[g].name.clone();
+        let reason = format!("restored from the snapshot: epoch {epoch}, {} members, each at the target", members.len());
+        self.emit(Event::GroupEpochBumped { group, epoch, reason });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +390,21 @@ mod tests {
     }
 
     #[test]
+    fn a_consumer_protocol_snapshot_continues_at_its_epoch() {
+        let group = STABLE.replace(r#""name": "g","#, r#""name": "g", "protocol": "consumer","#);
+        let mut w = world(&scenario(&group));
+        w.run_until(60_000);
+        let mg = &w.groups[0].modern;
+        assert_eq!((mg.state(), mg.group_epoch, mg.target.epoch), (ModernState::Stable, 7, 7));
+        let bumps = w.log.entries().iter().filter(|e| matches!(e.kind, Event::GroupEpochBumped { .. })).count();
+        assert_eq!(bumps, 1, "only the restore's: no member joined or changed");
+        assert_eq!((w.consumers[0].modern.epoch, w.consumers[1].modern.epoch), (7, 7));
+        assert_eq!((w.consumers[0].consumed, w.consumers[1].consumed), (10, 5));
+        let owned = |c: usize| w.consumers[c].subs.assigned_partitions().len();
+        assert_eq!((owned(0), owned(1)), (2, 2), "each keeps its partitions");
+    }
+
+    #[test]
     fn records_below_the_log_start_are_gone() {
         let text = r#"{"format": "mqviz-scenario/1", "broker": "kafka", "until": 20000, "brokers": [{"name": "b0"}],
             "topics": [{"name": "t", "partitions": 1, "logEndOffsets": [100], "logStartOffsets": [60]}],
@@ -343,10 +445,6 @@ mod tests {
         refused(
             r#"{"name": "g", "consumers": [{"clientId": "a", "subscribe": ["t"], "assigned": [], "startAt": 5}]}"#,
             "$.groups[0].consumers[0].assigned",
-        );
-        refused(
-            r#"{"name": "g", "protocol": "consumer", "consumers": [{"clientId": "a", "subscribe": ["t"], "assigned": []}]}"#,
-            "$.groups[0].protocol",
         );
         let topic = |offsets: &str| {
             let text = format!(

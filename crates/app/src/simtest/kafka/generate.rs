@@ -5,7 +5,7 @@
 //! stop, crash, restart, subscribe, seek, leader changes, unclean truncation, partition growth,
 //! topic creation, assignor and protocol changes) until `churn_until`; then the run settles for
 //! [`SETTLE`]. A quarter of the runs start from a snapshot (logs, committed offsets, a Stable
-//! classic generation), as `mqviz import` writes one.
+//! classic generation or KIP-848 epoch), as `mqviz import` writes one.
 
 use serde_json::{json, Value};
 
@@ -235,7 +235,8 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
 
 /// Sometimes the run starts from a snapshot, as `mqviz import` writes one: logs that already
 /// hold records, committed offsets (at or below the log end, sometimes below where the log now
-/// starts), and a classic group Stable at t=0 whose members own every partition of their topics.
+/// starts), and a group Stable at t=0 (a classic generation or a KIP-848 epoch) whose members own
+/// every partition of their topics.
 fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value, topics: &[Topic], groups: &[Group]) {
     if !chance(rng, 25) {
         return;
@@ -259,7 +260,7 @@ fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value, topics: &[Topic], gr
         if !committed.is_empty() {
             json["committed"] = Value::Object(committed);
         }
-        if groups[g].consumer_protocol || groups[g].manual || !chance(rng, 70) {
+        if groups[g].manual || !chance(rng, 70) {
             continue;
         }
         // Members: the consumers subscribing to a list of topics that exist at t=0.
