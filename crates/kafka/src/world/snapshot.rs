@@ -36,6 +36,23 @@ impl World {
         }
     }
 
+    /// A snapshot member takes its partitions (they fetch their committed offsets first), and the
+    /// log says it owned them, which is no rebalance (`restored`).
+    fn own_restored(&mut self, c: usize, assigned: &[TopicPartition], generation: i32, what: &str) {
+        self.change_assignment(c, assigned, &format!("owned in the snapshot's {what} {generation}"));
+        let (client, group) = (self.client(c), self.group_name(c));
+        let parts = self.parts_sorted(assigned);
+        self.emit(Event::Assigned {
+            client,
+            group,
+            generation,
+            assigned: parts.clone(),
+            revoked: Vec::new(),
+            added: parts,
+            restored: true,
+        });
+    }
+
     /// True when the record was in the log at t=0 below the offset the group had committed then:
     /// the group read it before the snapshot, so the run owes it nothing.
     pub fn read_before_snapshot(&self, g: usize, m: MsgId) -> bool {
@@ -191,18 +208,7 @@ impl World {
             let (inc, seq, interval) = (con.inc, cl.hb_seq, con.config.heartbeat_interval_ms);
             con.app.next_auto_commit = now + con.config.auto_commit_interval_ms;
             self.schedule(interval, Action::HeartbeatTick { c, inc, seq });
-            self.change_assignment(c, &assigned, &format!("owned in the snapshot's generation {generation}"));
-            let (client, group) = (self.client(c), self.group_name(c));
-            let parts = self.parts_sorted(&assigned);
-            self.emit(Event::Assigned {
-                client,
-                group,
-                generation,
-                assigned: parts.clone(),
-                revoked: Vec::new(),
-                added: parts,
-                restored: true,
-            });
+            self.own_restored(c, &assigned, generation, "generation");
         }
         let mut known = BTreeMap::new();
         let mut statics = BTreeMap::new();
@@ -274,18 +280,7 @@ impl World {
             con.modern.interval = con.config.heartbeat_interval_ms;
             con.app.next_auto_commit = self.now + con.config.auto_commit_interval_ms;
             self.start_cg_heartbeat_timer(c);
-            self.change_assignment(c, &assigned, &format!("owned in the snapshot's member epoch {epoch}"));
-            let (client, group) = (self.client(c), self.group_name(c));
-            let parts = self.parts_sorted(&assigned);
-            self.emit(Event::Assigned {
-                client,
-                group,
-                generation: epoch,
-                assigned: parts.clone(),
-                revoked: Vec::new(),
-                added: parts,
-                restored: true,
-            });
+            self.own_restored(c, &assigned, epoch, "member epoch");
             let con = &self.consumers[c];
             target.insert(id.to_string(), partitions(&assigned));
             restored.push(ModernMember {
