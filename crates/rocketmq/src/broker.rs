@@ -185,7 +185,7 @@ pub struct CommittedOffsets {
 }
 
 /// One group's committed offsets on one topic, by queue id.
-type QueueOffsets = VecMap<u32, (u64, OffsetWriter)>;
+type QueueOffsets = VecMap<u32, (u64, Option<OffsetWriter>)>;
 
 impl CommittedOffsets {
     pub fn get(&self, topic: &str, group: &str, queue_id: u32) -> Option<u64> {
@@ -200,7 +200,23 @@ impl CommittedOffsets {
         queue_id: u32,
         offset: u64,
         writer: OffsetWriter,
-    ) -> Option<(u64, OffsetWriter)> {
+    ) -> Option<(u64, Option<OffsetWriter>)> {
+        self.set(topic, group, queue_id, offset, Some(writer))
+    }
+
+    /// A snapshot's committed offset: on the broker at t=0, written by nobody in this run.
+    pub fn restore(&mut self, topic: &str, group: &str, queue_id: u32, offset: u64) {
+        self.set(topic, group, queue_id, offset, None);
+    }
+
+    fn set(
+        &mut self,
+        topic: &str,
+        group: &str,
+        queue_id: u32,
+        offset: u64,
+        writer: Option<OffsetWriter>,
+    ) -> Option<(u64, Option<OffsetWriter>)> {
         // Keys are allocated only for a (topic, group)'s first commit, not on every pull.
         if let Some(queues) = self.by_topic.get_mut(topic).and_then(|groups| groups.get_mut(group)) {
             return queues.insert(queue_id, (offset, writer));

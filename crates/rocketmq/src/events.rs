@@ -202,6 +202,16 @@ pub enum Event {
         mq: MessageQueue,
         granted: bool,
     },
+    /// A snapshot's queue at t=0: messages `first_msg..` fill offsets `min..max` (written "(before
+    /// the snapshot)").
+    SnapshotQueue {
+        broker: Name,
+        topic: Name,
+        queue_id: u32,
+        min: u64,
+        max: u64,
+        first_msg: MsgId,
+    },
     QueueCountChanged {
         topic: Name,
         queues: u32,
@@ -341,6 +351,9 @@ impl fmt::Display for Event {
             OffsetCommitted { broker, group, mq, offset } => write!(f, "offset-committed {broker} {group} {mq}={offset}"),
             QueueLocked { client, mq, granted } => write!(f, "lock {client} {mq} granted={granted}"),
             QueueCountChanged { topic, queues } => write!(f, "queue-count {topic}={queues}"),
+            SnapshotQueue { broker, topic, queue_id, min, max, first_msg } => {
+                write!(f, "snapshot {broker} {topic}:{queue_id} offsets {min}..{max} from m{first_msg}")
+            }
             RouteNotFound { client, topic } => write!(f, "route-not-found {client} {topic}: the topic does not exist"),
             PullExpired { client, mq } => write!(f, "pull-expired {client} {mq}"),
             RemovalDeferred { client, mq, listener_until, attempts } => write!(
@@ -382,7 +395,7 @@ impl Event {
             Consumed { .. } | ConsumeFailed { .. } | ResultsDiscarded { .. } => "consume",
             SentBack { .. } | MovedToDlq { .. } => "retry",
             OffsetCommitted { .. } => "offset",
-            QueueCountChanged { .. } => "command",
+            QueueCountChanged { .. } | SnapshotQueue { .. } => "command",
             RouteNotFound { .. } | PullExpired { .. } | RemovalDeferred { .. } => "rebalance",
             OffsetIllegal { .. } => "pull",
             TagHashCollision { .. } => "filter",

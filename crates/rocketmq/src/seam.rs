@@ -195,7 +195,7 @@ impl World {
                         id,
                         label,
                         broker: Some(bi),
-                        log_start: 0,
+                        log_start: cq.min_offset(),
                         log_end: cq.max_offset(),
                         marks,
                         owners,
@@ -482,7 +482,7 @@ impl Simulation for World {
         let to = to.min(cq.max_offset());
         (from..to)
             .filter_map(|o| {
-                let e = cq.entries.get(o as usize)?;
+                let e = cq.entry(o)?;
                 let m = self.messages.get(e.msg as usize)?;
                 let root = m.root();
                 let note = self.skip_notes.get(&root).copied();

@@ -217,7 +217,11 @@ pub struct CqEntry {
 
 #[derive(Clone, Debug, Default)]
 pub struct ConsumeQueue {
+    /// The entries from `base` on: `entries[i]` is at offset `base + i`.
     pub entries: Vec<CqEntry>,
+    /// The min offset: 0, or where a snapshot's queue starts (the entries below it were deleted
+    /// before t=0, so a pull there is OFFSET_TOO_SMALL).
+    pub base: u64,
     /// The queue's neutral partition id (`mqviz_model::PartitionId`), given by the World.
     pub pid: Option<u32>,
 }
@@ -225,6 +229,23 @@ pub struct ConsumeQueue {
 impl ConsumeQueue {
     /// Next offset to be written.
     pub fn max_offset(&self) -> u64 {
-        self.entries.len() as u64
+        self.base + self.entries.len() as u64
+    }
+
+    /// The lowest offset still held.
+    pub fn min_offset(&self) -> u64 {
+        self.base
+    }
+
+    /// The entry at `offset`, if the queue holds it.
+    pub fn entry(&self, offset: u64) -> Option<CqEntry> {
+        let i = offset.checked_sub(self.base)?;
+        self.entries.get(usize::try_from(i).ok()?).copied()
+    }
+
+    /// The first offset whose message satisfies `!before(msg)`, where `before` is true for a
+    /// prefix of the queue (`partition_point`).
+    pub fn first_offset_where_not(&self, before: impl Fn(MsgId) -> bool) -> u64 {
+        self.base + self.entries.partition_point(|e| before(e.msg)) as u64
     }
 }

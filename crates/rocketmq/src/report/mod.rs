@@ -84,6 +84,7 @@ pub fn for_each_unconsumed(w: &World, members: &VecMap<String, Vec<usize>>, mut 
             for m in &w.messages {
                 if m.origin().is_none()
                     && !is_system_topic(m.topic())
+                    && !w.read_before_snapshot(group, m.id)
                     && topics.contains(&**m.topic())
                     && !consumed.contains(&m.id)
                 {
@@ -266,7 +267,11 @@ pub fn report_json(w: &World) -> Value {
                     .filter(|((t, _, qid), _)| t == topic && *qid as usize == q)
                     .map(|((_, g, _), o)| (g.to_string(), json!(o)))
                     .collect();
-                queues.push(json!({"topic": topic, "broker": &*b.name, "queueId": q, "maxOffset": cq.max_offset(), "committed": committed}));
+                let mut row = json!({"topic": topic, "broker": &*b.name, "queueId": q, "maxOffset": cq.max_offset(), "committed": committed});
+                if cq.min_offset() > 0 {
+                    row["minOffset"] = json!(cq.min_offset());
+                }
+                queues.push(row);
             }
         }
     }
@@ -281,6 +286,9 @@ pub fn report_json(w: &World) -> Value {
         "unconsumed": unconsumed,
         "duplicates": duplicates,
     });
+    if w.snapshot_messages > 0 {
+        report["inQueuesAtStart"] = json!(w.snapshot_messages);
+    }
     if let Some(stop) = &w.budget_stop {
         report["stopped"] =
             json!({"at": stop.at, "memoryBudget": stop.budget, "memoryReached": stop.reached, "reason": stop.message()});
@@ -299,6 +307,9 @@ pub fn report_text(w: &World) -> String {
         w.log().len(),
         r["digest"].as_str().unwrap_or("")
     ));
+    if w.snapshot_messages > 0 {
+        s.push_str(&format!("{} messages were in the queues at t=0 (the scenario's snapshot)\n", w.snapshot_messages));
+    }
     if let Some(stop) = &w.budget_stop {
         s.push_str(&format!("stopped early: {}\n", stop.message()));
     }

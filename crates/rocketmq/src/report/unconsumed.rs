@@ -39,7 +39,7 @@ pub fn why_unconsumed(w: &World, prov: &Provenance, root: MsgId, group: &str, me
 fn compacted(w: &World, root: MsgId) -> Option<(&'static str, String)> {
     let before = w.log().log.compacted_before()?;
     let m = &w.messages[root as usize];
-    if m.stored_at == 0 || m.stored_at >= before {
+    if !w.is_stored(m) || m.stored_at >= before {
         return None;
     }
     let passed = w.consumers.iter().any(|c| {
@@ -168,7 +168,7 @@ fn from_provenance(
 /// What holds the message back now: its queue's owner, or why the queue has none.
 fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'static str, String) {
     let m = &w.messages[root as usize];
-    if m.stored_at == 0 {
+    if !w.is_stored(m) {
         return ("in-flight-send", "not stored yet: the send is still on its way to the broker".to_string());
     }
     let mq = MessageQueue::new(&**m.topic(), &*w.brokers[m.broker()].name, m.queue_id());
@@ -176,6 +176,24 @@ fn from_state(w: &World, root: MsgId, group: &str, members: &[usize]) -> (&'stat
         if let Some(r) = broadcast_member_reason(w, members[0], &mq, m.queue_offset()) {
             return r;
         }
+    }
+    // A queue that is not young (a snapshot's, whose first entries were deleted) starts where the
+    // group's policy says when the group has no offset for it: what lies below was never due.
+    if let Some((c, first)) = w.group_policy_start(members, &mq, m.queue_offset()) {
+        let con = &w.consumers[c];
+        let policy = match con.consume_from_where {
+            ConsumeFromWhere::LastOffset => "CONSUME_FROM_LAST_OFFSET starts at the queue's max offset",
+            ConsumeFromWhere::FirstOffset => "CONSUME_FROM_FIRST_OFFSET starts at its min offset",
+            ConsumeFromWhere::Timestamp => {
+                "CONSUME_FROM_TIMESTAMP starts at the first message stored at or after consumeTimestamp"
+            }
+        };
+        return ("before-group-start", format!(
+            "in the queue before {} started queue {} at offset {first}: {group} had no committed offset there, and the queue is not young (its min offset is {}), so {policy}",
+            who(w, c),
+            mq.short(),
+            w.brokers[m.broker()].cq(m.topic(), m.queue_id()).map_or(0, |cq| cq.min_offset())
+        ));
     }
     let holder = members.iter().map(|&c| (c, &w.consumers[c])).find(|(_, c)| c.running && c.pqs.contains_key(&mq));
     if let Some((c, con)) = holder {

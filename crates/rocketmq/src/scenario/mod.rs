@@ -36,6 +36,44 @@ pub struct Scenario {
     pub memory_budget_mb: Option<u64>,
 }
 
+impl Scenario {
+    /// Whether `broker` hosts topic `t` (every broker does when the topic names none).
+    pub fn hosts(&self, t: &TopicSpec, broker: &str) -> bool {
+        if t.brokers.is_empty() {
+            self.brokers.iter().any(|b| b.name == broker)
+        } else {
+            t.brokers.iter().any(|b| b == broker)
+        }
+    }
+
+    /// A queue's content at t=0 as `(min, max)` offsets: the snapshot's `brokerOffsets` (else 0)
+    /// and `minOffsets` (else the lowest offset any group committed there, else the max: only
+    /// what some group has yet to read is held).
+    pub fn snapshot_range(&self, mq: &crate::types::MessageQueue) -> (u64, u64) {
+        let Some(t) = self.topics.iter().find(|t| *t.name == *mq.topic) else { return (0, 0) };
+        let at = |offsets: &VecMap<String, Vec<u64>>| offsets.get(&*mq.broker).and_then(|v| v.get(mq.queue_id as usize)).copied();
+        let max = at(&t.broker_offsets).unwrap_or(0);
+        let min = at(&t.min_offsets).unwrap_or_else(|| {
+            self.groups.iter().flat_map(|g| &g.snapshot.committed).filter(|(q, _)| q == mq).map(|(_, o)| *o).min().unwrap_or(max)
+        });
+        (min.min(max), max)
+    }
+
+    /// How many messages the snapshot puts in the queues at t=0.
+    pub fn snapshot_messages(&self) -> u64 {
+        let mut n = 0;
+        for t in &self.topics {
+            for broker in t.broker_offsets.keys() {
+                for q in 0..t.queues {
+                    let (min, max) = self.snapshot_range(&crate::types::MessageQueue::new(t.name.as_str(), broker.as_str(), q));
+                    n += max - min;
+                }
+            }
+        }
+        n
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BrokerSpec {
     pub name: String,
@@ -53,6 +91,12 @@ pub struct TopicSpec {
     pub queues: u32,
     /// Brokers that host the topic; all brokers when the scenario does not say.
     pub brokers: Vec<String>,
+    /// A snapshot's `brokerOffsets`: per hosting broker, each queue's max offset at t=0 (the
+    /// `#Broker Offset` column of `mqadmin consumerProgress`). Empty: the queues start empty.
+    pub broker_offsets: VecMap<String, Vec<u64>>,
+    /// A snapshot's `minOffsets`, same shape; a queue without one starts at the lowest offset any
+    /// group had committed on it, else at its max offset (only what some group still owes is held).
+    pub min_offsets: VecMap<String, Vec<u64>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,6 +162,24 @@ pub struct GroupSpec {
     pub consume_timestamp: Option<Millis>,
     pub orderly: bool,
     pub consumers: Vec<ConsumerSpec>,
+    /// Where the group stood at t=0, when the scenario starts from a snapshot.
+    pub snapshot: GroupSnapshot,
+}
+
+/// A group's part of a snapshot (`docs/scenario-format.md`, "Snapshots (RocketMQ)").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupSnapshot {
+    /// The broker's committed offset (`#Consumer Offset`) per queue.
+    pub committed: Vec<(crate::types::MessageQueue, u64)>,
+    /// Consumers (by name) that were running at t=0, with the queues their ProcessQueues held.
+    /// They are restored instead of started: nothing rebalances until something changes.
+    pub members: VecMap<String, Vec<crate::types::MessageQueue>>,
+}
+
+impl GroupSnapshot {
+    pub fn is_empty(&self) -> bool {
+        self.committed.is_empty() && self.members.is_empty()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

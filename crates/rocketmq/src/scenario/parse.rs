@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::*;
 use crate::filter_manager::IndexDesign;
 use crate::sql92::Sql92Version;
+use crate::types::MessageQueue;
 use mqviz_engine::json_path::{as_str, parse_json, type_name, Errors, Obj, PathError};
 use mqviz_engine::scenario::{
     bounded, consumer_reference, duplicate_consumer_name, non_empty, read_envelope, string_list, MAX_LATENCY,
@@ -134,8 +135,77 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let name = o.req_str("name", e).map(str::to_string);
     let queues = o.req_u64_in("queues", 0, MAX_QUEUES, e);
     let brokers = string_list(&mut o, "brokers", e);
+    let broker_offsets = offsets_by_broker(&mut o, "brokerOffsets", queues, e);
+    let min_offsets = offsets_by_broker(&mut o, "minOffsets", queues, e);
+    for (broker, mins) in &min_offsets {
+        let Some(maxes) = broker_offsets.get(broker) else { continue };
+        for (q, (min, max)) in mins.iter().zip(maxes).enumerate() {
+            if min > max {
+                e.push(
+                    &format!("{path}.minOffsets[{broker:?}][{q}]"),
+                    format!("the min offset {min} is past the queue's max offset {max}"),
+                );
+            }
+        }
+    }
     o.finish(e);
-    Some(TopicSpec { name: non_empty(name?, &format!("{path}.name"), e)?, queues: queues? as u32, brokers })
+    Some(TopicSpec {
+        name: non_empty(name?, &format!("{path}.name"), e)?,
+        queues: queues? as u32,
+        brokers,
+        broker_offsets,
+        min_offsets,
+    })
+}
+
+/// The largest queue offset a snapshot may give (`long` upstream, but a queue here counts its
+/// messages in 32 bits: `store::Message::queue_offset`).
+pub(crate) const MAX_QUEUE_OFFSET: u64 = u32::MAX as u64;
+
+/// A snapshot's per-queue offsets by broker: `{"broker-a": [offset per queue]}`.
+fn offsets_by_broker(o: &mut Obj, key: &'static str, queues: Option<u64>, e: &mut Errors) -> VecMap<String, Vec<u64>> {
+    let mut out = VecMap::new();
+    let Some(v) = o.get(key) else { return out };
+    let path = o.child_path(key);
+    let Value::Object(map) = v else {
+        e.push(&path, format!("expected an object {{broker: [offset per queue]}}, found {}", type_name(v)));
+        return out;
+    };
+    for (broker, list) in map {
+        let bp = format!("{path}[{broker:?}]");
+        let Value::Array(items) = list else {
+            e.push(&bp, format!("expected an array of offsets, found {}", type_name(list)));
+            continue;
+        };
+        let offsets: Vec<u64> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| mqviz_engine::json_path::as_u64_in(v, &format!("{bp}[{i}]"), 0, MAX_QUEUE_OFFSET, e))
+            .collect();
+        if let Some(n) = queues.filter(|n| items.len() as u64 != *n) {
+            e.push(&bp, format!("expected one offset per queue ({n}), found {}", items.len()));
+        }
+        out.insert(broker.clone(), offsets);
+    }
+    out
+}
+
+/// `"topic:broker:queueId"`, the form `CONFIG` allocations use: topics and broker names have no `:`
+/// in RocketMQ (`TopicValidator`), so the last `:` starts the queue id.
+pub(crate) fn parse_queue_ref(s: &str) -> Option<MessageQueue> {
+    let (topic, rest) = s.split_once(':')?;
+    let (broker, id) = rest.rsplit_once(':')?;
+    let id: u32 = id.parse().ok()?;
+    (!topic.is_empty() && !broker.is_empty()).then(|| MessageQueue::new(topic, broker, id))
+}
+
+fn queue_ref(v: &Value, path: &str, e: &mut Errors) -> Option<MessageQueue> {
+    let s = as_str(v, path, e)?;
+    let q = parse_queue_ref(s);
+    if q.is_none() {
+        e.push(path, format!("expected \"<topic>:<broker>:<queueId>\", found {s:?}"));
+    }
+    q
 }
 
 fn read_producer(v: &Value, path: &str, e: &mut Errors) -> Option<ProducerSpec> {
@@ -286,7 +356,32 @@ fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<(TimedAc
     };
     let consume_timestamp = o.u64_in("consumeTimestamp", 0, MAX_TIME, e);
     let orderly = o.bool("orderly", e).unwrap_or(false);
-    let consumers = o.array("consumers", e).into_iter().filter_map(|(p, v)| read_consumer(v, &p, e, Some(timeline))).collect();
+    let mut snapshot = GroupSnapshot::default();
+    if let Some(v) = o.get("committed") {
+        let cp = o.child_path("committed");
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let p = format!("{cp}[{k:?}]");
+                    let Some(mq) = parse_queue_ref(k) else {
+                        e.push(&p, format!("expected \"<topic>:<broker>:<queueId>\" as the key, found {k:?}"));
+                        continue;
+                    };
+                    if let Some(off) = mqviz_engine::json_path::as_u64_in(v, &p, 0, MAX_QUEUE_OFFSET, e) {
+                        snapshot.committed.push((mq, off));
+                    }
+                }
+            }
+            other => {
+                e.push(&cp, format!("expected an object of \"<topic>:<broker>:<queueId>\": offset, found {}", type_name(other)))
+            }
+        }
+    }
+    let consumers = o
+        .array("consumers", e)
+        .into_iter()
+        .filter_map(|(p, v)| read_consumer(v, &p, e, Some((&mut *timeline, &mut snapshot.members))))
+        .collect();
     o.finish(e);
     Some(GroupSpec {
         name: non_empty(name?, &format!("{path}.name"), e)?,
@@ -296,6 +391,7 @@ fn read_group(v: &Value, path: &str, e: &mut Errors, timeline: &mut Vec<(TimedAc
         consume_timestamp,
         orderly,
         consumers,
+        snapshot,
     })
 }
 
@@ -326,13 +422,23 @@ fn read_subscription(topic: &str, v: &Value, path: &str, e: &mut Errors) -> Opti
     }
 }
 
-fn read_consumer(
-    v: &Value,
-    path: &str,
-    e: &mut Errors,
-    lifecycle: Option<&mut Vec<(TimedAction, String)>>,
-) -> Option<ConsumerSpec> {
+/// Where a group's consumers leave what they say beyond themselves: their lifecycle times (as
+/// timeline entries with their paths) and, for snapshot members, their assigned queues.
+type GroupConsumers<'a> = (&'a mut Vec<(TimedAction, String)>, &'a mut VecMap<String, Vec<MessageQueue>>);
+
+fn read_consumer(v: &Value, path: &str, e: &mut Errors, lifecycle: Option<GroupConsumers<'_>>) -> Option<ConsumerSpec> {
     let mut o = Obj::new(v, path, e)?;
+    let assigned = o
+        .get("assigned")
+        .is_some()
+        .then(|| o.array("assigned", e).into_iter().filter_map(|(p, v)| queue_ref(v, &p, e)).collect::<Vec<MessageQueue>>());
+    if assigned.is_some() {
+        if lifecycle.is_none() {
+            e.push(&o.child_path("assigned"), "a consumer added by the timeline starts then; it has no snapshot");
+        } else if o.get("startAt").is_some() {
+            e.push(&o.child_path("assigned"), "a snapshot member runs from t=0: remove its startAt");
+        }
+    }
     let client_id = o.req_str("clientId", e).map(str::to_string);
     let name = o.str("name", e).map(str::to_string);
     let mut subscriptions = Vec::new();
@@ -395,8 +501,16 @@ fn read_consumer(
         Some(n) => non_empty(n, &format!("{path}.name"), e)?,
         None => client_id.clone(),
     };
-    if let Some(timeline) = lifecycle {
+    if let Some((timeline, members)) = lifecycle {
         let id = || name.clone();
+        // A snapshot member is restored at t=0 (world/snapshot.rs), not started.
+        let start_at = match assigned {
+            Some(queues) => {
+                members.insert(name.clone(), queues);
+                None
+            }
+            None => start_at,
+        };
         if let Some(at) = start_at {
             timeline.push((TimedAction { at, action: Action::StartConsumer { consumer: id() } }, format!("{path}.startAt")));
         }
@@ -521,12 +635,15 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
             }
         }
     }
+    let in_snapshot = s.snapshot_messages();
+    total_messages += in_snapshot;
     if total_messages > MAX_MESSAGES_TOTAL {
         e.push(
-            "$.producers",
-            format!("{total_messages} messages in total is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
+            if in_snapshot > 0 { "$.topics" } else { "$.producers" },
+            format!("{total_messages} messages in total (the snapshot's {in_snapshot} included) is more than the {MAX_MESSAGES_TOTAL} the simulator accepts"),
         );
     }
+    check_snapshot(s, e);
     // Consumers are referenced by their unique name; clientIds may repeat (spec §6: duplicates
     // share an allocation block). Topics a consumer subscribes need not exist (spec §5: no route,
     // warnings until the topic appears).
@@ -585,6 +702,61 @@ fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
                 }
             }
             Action::AddConsumer { .. } => {}
+        }
+    }
+}
+
+/// A snapshot that cannot be consistent is refused with its path: offsets for a broker that does
+/// not host the topic, unknown queues, committed past the max offset, a queue held by two members
+/// of a CLUSTERING group, a member holding a queue of a topic it does not subscribe.
+fn check_snapshot(s: &Scenario, e: &mut Errors) {
+    for (i, t) in s.topics.iter().enumerate() {
+        for (key, offsets) in [("brokerOffsets", &t.broker_offsets), ("minOffsets", &t.min_offsets)] {
+            for broker in offsets.keys() {
+                if !s.hosts(t, broker) {
+                    e.push(&format!("$.topics[{i}].{key}[{broker:?}]"), format!("{broker:?} does not host {:?}", t.name));
+                }
+            }
+        }
+    }
+    let exists = |mq: &MessageQueue| {
+        s.topics.iter().find(|t| *t.name == *mq.topic).is_some_and(|t| mq.queue_id < t.queues && s.hosts(t, &mq.broker))
+    };
+    let unknown =
+        |mq: &MessageQueue| format!("no queue {}:{} of topic {:?} in this scenario", mq.broker, mq.queue_id, &*mq.topic);
+    for (g, group) in s.groups.iter().enumerate() {
+        for (mq, off) in &group.snapshot.committed {
+            let p = format!("$.groups[{g}].committed[\"{}:{}:{}\"]", mq.topic, mq.broker, mq.queue_id);
+            if !exists(mq) {
+                e.push(&p, unknown(mq));
+                continue;
+            }
+            let (_, max) = s.snapshot_range(mq);
+            if *off > max {
+                e.push(&p, format!("committed offset {off} is past the queue's max offset {max} (brokerOffsets)"));
+            }
+        }
+        let mut owners: VecMap<&MessageQueue, &str> = VecMap::new();
+        for (j, c) in group.consumers.iter().enumerate() {
+            let Some(queues) = group.snapshot.members.get(&c.name) else { continue };
+            for (k, mq) in queues.iter().enumerate() {
+                let p = format!("$.groups[{g}].consumers[{j}].assigned[{k}]");
+                if !exists(mq) {
+                    e.push(&p, unknown(mq));
+                    continue;
+                }
+                if !c.subscriptions.iter().any(|sub| *sub.topic == *mq.topic) {
+                    e.push(&p, format!("{:?} holds a queue of {:?}, which it does not subscribe", c.name, &*mq.topic));
+                }
+                if group.message_model == MessageModel::Clustering {
+                    if let Some(first) = owners.insert(mq, &c.name) {
+                        e.push(
+                            &p,
+                            format!("{mq} is held by both {first:?} and {:?}; in CLUSTERING a queue has one owner", c.name),
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -144,6 +144,31 @@ impl World {
         if self.consumers[c].running {
             return;
         }
+        self.begin_incarnation(c);
+        let now = self.now;
+        if let Err(reason) = self.check_client_in_broker(c) {
+            let client = self.consumers[c].client_id.clone();
+            self.consumers[c].start_error = Some(reason.clone());
+            let ignored = self.consumers[c].ignores_start_failure();
+            self.emit(Event::StartFailed { client, reason, ignored });
+            if ignored {
+                // No heartbeat and no wake-up from start(): the timers and the RebalanceService
+                // (first run after its 20 s wait, or a notification) carry on.
+                self.arm_client_timers(c);
+                self.schedule_rebalance_at(c, now + REBALANCE_INTERVAL);
+            } else {
+                self.stop_consumer(c, true);
+            }
+            return;
+        }
+        self.send_heartbeat(c);
+        self.rebalance_immediately(c);
+        self.arm_client_timers(c);
+    }
+
+    /// The part of `start()` before the broker hears of the consumer: a new incarnation RUNNING
+    /// with its subscriptions (the retry topic's in CLUSTERING) and its topics' routes.
+    pub(super) fn begin_incarnation(&mut self, c: usize) {
         self.consumers[c].start_error = None;
         let now = self.now;
         {
@@ -174,30 +199,12 @@ impl World {
             let sd = filterapi::build_subscription_data(&rt, Some("*"), now).expect("'*' always parses");
             self.consumers[c].subs.insert(rt, Arc::new(sd));
         }
-        // updateTopicSubscribeInfoWhenSubscriptionChanged, then checkClientInBroker.
+        // updateTopicSubscribeInfoWhenSubscriptionChanged (checkClientInBroker comes next).
         self.refresh_routes(c);
-        if let Err(reason) = self.check_client_in_broker(c) {
-            let client = self.consumers[c].client_id.clone();
-            self.consumers[c].start_error = Some(reason.clone());
-            let ignored = self.consumers[c].ignores_start_failure();
-            self.emit(Event::StartFailed { client, reason, ignored });
-            if ignored {
-                // No heartbeat and no wake-up from start(): the timers and the RebalanceService
-                // (first run after its 20 s wait, or a notification) carry on.
-                self.arm_client_timers(c);
-                self.schedule_rebalance_at(c, now + REBALANCE_INTERVAL);
-            } else {
-                self.stop_consumer(c, true);
-            }
-            return;
-        }
-        self.send_heartbeat(c);
-        self.rebalance_immediately(c);
-        self.arm_client_timers(c);
     }
 
     /// `mQClientFactory.start()`: the scheduled tasks of the client instance.
-    fn arm_client_timers(&mut self, c: usize) {
+    pub(super) fn arm_client_timers(&mut self, c: usize) {
         let inc = self.consumers[c].incarnation;
         self.schedule(FIRST_HEARTBEAT_DELAY, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::Heartbeat });
         self.schedule(FIRST_PERSIST_DELAY, Action::ConsumerTimer { c: c as u32, inc, timer: ConsumerTimer::Persist });

@@ -19,11 +19,27 @@ impl World {
     }
 
     pub(super) fn handle_heartbeat(&mut self, b: usize, c: usize, inc: Incarnation, subs: Vec<Arc<SubscriptionData>>) {
-        let subs: Vec<SubscriptionData> = subs.iter().map(|s| (**s).clone()).collect();
         // A heartbeat already on the wire still arrives after a crash; only a newer incarnation supersedes it.
         if self.consumers[c].incarnation != inc {
             return;
         }
+        if let Some(channels) = self.register_heartbeat(b, c, &subs, true) {
+            self.notify_channels(&channels);
+        }
+    }
+
+    /// What the broker does with a heartbeat (`ConsumerManager.registerConsumer`): the channel,
+    /// the subscription table, the filter registry. Returns the channels to notify when the group
+    /// changed (CLUSTERING only). A snapshot's restore registers its members without `live`: the
+    /// group was already this way, so nobody is notified.
+    pub(super) fn register_heartbeat(
+        &mut self,
+        b: usize,
+        c: usize,
+        subs: &[Arc<SubscriptionData>],
+        live: bool,
+    ) -> Option<Vec<Name>> {
+        let subs: Vec<SubscriptionData> = subs.iter().map(|s| (**s).clone()).collect();
         let now = self.now;
         let (group, client, channel, model) = {
             let con = &self.consumers[c];
@@ -39,7 +55,7 @@ impl World {
         info.message_model = Some(model);
         let r1 = info.update_channel(&channel, &client, now);
         let (r2, changes) = info.update_subscription(&subs);
-        let notify = (r1 || r2) && model != MessageModel::Broadcasting;
+        let notify = live && (r1 || r2) && model != MessageModel::Broadcasting;
         let mut texts = Vec::new();
         let mut hist = Vec::new();
         for ch in &changes {
@@ -96,9 +112,7 @@ impl World {
                 cost: cost.to_string(),
             });
         }
-        if notify {
-            self.notify_channels(&channels);
-        }
+        notify.then_some(channels)
     }
 
     /// NOTIFY_CONSUMER_IDS_CHANGED reaches a client: `rebalanceImmediately()`.

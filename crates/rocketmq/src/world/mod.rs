@@ -45,6 +45,7 @@ mod produce;
 mod pull;
 mod rebalance;
 pub mod records;
+pub mod snapshot;
 
 pub const HEARTBEAT_INTERVAL: Millis = 30_000;
 pub const FIRST_HEARTBEAT_DELAY: Millis = 1_000;
@@ -375,6 +376,10 @@ pub struct World {
     /// Set when the budget stopped the run.
     pub budget_stop: Option<BudgetStop>,
     steps: u64,
+    /// Messages `0..snapshot_messages` were in the queues at t=0 (snapshot.rs).
+    pub snapshot_messages: MsgId,
+    /// Per group (scenario order), the offsets it had committed at t=0 by partition id.
+    snapshot_committed: VecMap<String, VecMap<u32, u64>>,
 }
 
 fn strategy_from(spec: &AllocationSpec) -> Strategy {
@@ -414,7 +419,8 @@ fn name(s: &str) -> Name {
 /// Capped by the memory budget: a run stops before its message records alone outgrow it, so more
 /// room would never be used.
 fn planned_messages(scenario: &Scenario, memory_budget: u64) -> usize {
-    let sends = scenario.producers.iter().flat_map(|p| &p.sends).map(|s| u64::from(s.count)).sum::<u64>();
+    let sends =
+        scenario.producers.iter().flat_map(|p| &p.sends).map(|s| u64::from(s.count)).sum::<u64>() + scenario.snapshot_messages();
     let most = memory_budget / (std::mem::size_of::<Message>() + std::mem::size_of::<Fate>()) as u64;
     sends.min(most) as usize
 }
@@ -506,6 +512,8 @@ impl World {
             memory_budget,
             budget_stop: None,
             steps: 0,
+            snapshot_messages: 0,
+            snapshot_committed: VecMap::new(),
         };
         for b in 0..w.brokers.len() {
             let topics: Vec<String> = w.brokers[b].cqs.keys().cloned().collect();
@@ -513,6 +521,7 @@ impl World {
                 w.assign_partition_ids(b, &t);
             }
         }
+        w.restore_snapshot();
         for (pi, p) in scenario.producers.iter().enumerate() {
             for (si, s) in p.sends.iter().enumerate() {
                 if s.count > 0 {

@@ -144,7 +144,9 @@ impl World {
             }
             ExpressionType::Other(_) => return error(self, "SUBSCRIPTION_PARSE_FAILED"),
         };
-        let max = broker.max_offset(&mq.topic, mq.queue_id);
+        // One lookup of the queue serves the bounds and the scan.
+        let queue = broker.cq(&mq.topic, mq.queue_id);
+        let (min, max) = queue.map_or((0, 0), |cq| (cq.min_offset(), cq.max_offset()));
         let offset = req.offset;
         // What the scan skipped and let through by a hash collision, logged once the table entry
         // is no longer borrowed.
@@ -156,12 +158,16 @@ impl World {
             } else {
                 (PullStatus::OffsetIllegal, 0, Vec::new())
             }
+        } else if offset < min {
+            // OFFSET_TOO_SMALL (a snapshot's deleted head): PULL_OFFSET_MOVED to the min offset,
+            // which the client handles as OFFSET_ILLEGAL.
+            (PullStatus::OffsetIllegal, min, Vec::new())
         } else if offset == max {
             (PullStatus::NoNewMsg, offset, Vec::new())
         } else if offset > max {
             (PullStatus::OffsetIllegal, max, Vec::new())
         } else {
-            let cq = broker.cq(&mq.topic, mq.queue_id).expect("queue exists below max offset");
+            let cq = queue.expect("queue exists below max offset");
             let mut next = offset;
             let mut found = Vec::new();
             // Messages of one send script share their tag's allocation: a tag found in the
@@ -172,7 +178,8 @@ impl World {
                 if o - offset >= MAX_SCAN_ENTRIES || found.len() >= PULL_BATCH_SIZE {
                     break;
                 }
-                let e = cq.entries[o as usize];
+                // min <= o < max: held.
+                let e = cq.entries[(o - min) as usize];
                 next = o + 1;
                 o += 1;
                 match self.broker_filter_verdict(broker, sub, sql.as_ref(), e.msg, self.messages[e.msg as usize].tags_code()) {

@@ -179,19 +179,8 @@ impl World {
             self.emit(Event::AllocateFailed { client, topic: name(topic), reason: "no consumer list for this group".into() });
             return;
         };
-        let mut mq_all = route;
-        mq_all.stable_sort();
         cid_all.stable_sort_by(|a, b| crate::types::java_str_cmp(a, b));
-        let mut strategy = self.consumers[c].strategy.clone();
-        if let Strategy::Config { queues } = &mut strategy {
-            for q in queues.iter_mut() {
-                if q.topic.is_empty() {
-                    q.topic = topic.into();
-                }
-            }
-            queues.retain(|q| &*q.topic == topic);
-        }
-        match allocate::allocate(&strategy, &client, &mq_all, &cid_all) {
+        match self.allocate_by_strategy(c, topic, route, &cid_all) {
             Ok(result) => {
                 let set: VecSet<MessageQueue> = result.into_iter().collect();
                 self.apply_allocation(c, topic, set, cid_all);
@@ -202,6 +191,28 @@ impl World {
                 self.note_unbalanced(c);
             }
         }
+    }
+
+    /// What consumer `c`'s strategy gives it of `topic`'s queues (`route`), with the group's
+    /// sorted client ids.
+    pub(super) fn allocate_by_strategy(
+        &self,
+        c: usize,
+        topic: &str,
+        mut mq_all: Vec<MessageQueue>,
+        cid_all: &[String],
+    ) -> Result<Vec<MessageQueue>, allocate::AllocateError> {
+        mq_all.stable_sort();
+        let mut strategy = self.consumers[c].strategy.clone();
+        if let Strategy::Config { queues } = &mut strategy {
+            for q in queues.iter_mut() {
+                if q.topic.is_empty() {
+                    q.topic = topic.into();
+                }
+            }
+            queues.retain(|q| &*q.topic == topic);
+        }
+        allocate::allocate(&strategy, &self.consumers[c].client_id, &mq_all, cid_all)
     }
 
     /// `updateProcessQueueTableInRebalance` + `messageQueueChanged`, then the "balanced" check:
@@ -246,13 +257,8 @@ impl World {
                 all_locked = false;
                 continue;
             }
-            // removeDirtyOffset, then computePullFromWhere.
-            self.consumers[c].offsets.remove(mq);
-            let (next, source) = self.compute_pull_from_where(c, mq);
-            let pq = self.create_process_queue(c, mq, next, source);
+            self.add_process_queue(c, mq, PULL_DISPATCH_DELAY);
             added.push(mq.queue_id);
-            let inc = self.consumers[c].incarnation;
-            self.schedule(PULL_DISPATCH_DELAY, Action::PullSend { pq: Box::new(PqRef { c, inc, mq: mq.clone(), pq }) });
         }
         if !all_locked {
             self.rebalance_later(c, REBALANCE_LATER_ON_LOCK_FAILURE);
@@ -270,6 +276,16 @@ impl World {
         if working != set.iter().collect() {
             self.note_unbalanced(c);
         }
+    }
+
+    /// A new ProcessQueue for `mq` (removeDirtyOffset, then computePullFromWhere), whose first
+    /// pull is dispatched after `dispatch_delay`.
+    pub(super) fn add_process_queue(&mut self, c: usize, mq: &MessageQueue, dispatch_delay: Millis) {
+        self.consumers[c].offsets.remove(mq);
+        let (next, source) = self.compute_pull_from_where(c, mq);
+        let pq = self.create_process_queue(c, mq, next, source);
+        let inc = self.consumers[c].incarnation;
+        self.schedule(dispatch_delay, Action::PullSend { pq: Box::new(PqRef { c, inc, mq: mq.clone(), pq }) });
     }
 
     /// `messageQueueChanged` (both message models): subVersion := now, heartbeat now. This is
@@ -373,13 +389,29 @@ impl World {
         }
         // A new group on a young queue (min offset 0, entry 0 still hot): the broker answers 0
         // for every policy, so CONSUME_FROM_LAST_OFFSET re-reads the whole history.
-        (0, StartOffsetSource::Policy)
+        let min = broker.cq(&mq.topic, mq.queue_id).map_or(0, |cq| cq.min_offset());
+        if min == 0 {
+            return (0, StartOffsetSource::Policy);
+        }
+        // A snapshot's queue that lost its first entries is not young: QUERY_NOT_FOUND, and the
+        // client's policy decides (FIRST_OFFSET asks for 0, which the pull moves to the min).
+        let start = match con.consume_from_where {
+            ConsumeFromWhere::LastOffset => max,
+            ConsumeFromWhere::FirstOffset => 0,
+            ConsumeFromWhere::Timestamp => {
+                let ts = con
+                    .consume_timestamp
+                    .unwrap_or_else(|| con.started_at.saturating_sub(DEFAULT_CONSUME_TIMESTAMP_BEFORE_START));
+                self.search_offset(b, mq, ts)
+            }
+        };
+        (start, StartOffsetSource::Policy)
     }
 
     /// `searchOffset(mq, timestamp)` (`getOffsetInQueueByTime`, lower boundary): the first offset
     /// whose store time is at or after `timestamp`; `maxOffset` when every message is older.
     fn search_offset(&self, b: usize, mq: &MessageQueue, timestamp: Millis) -> u64 {
         let Some(cq) = self.brokers[b].cq(&mq.topic, mq.queue_id) else { return 0 };
-        cq.entries.partition_point(|e| self.messages[e.msg as usize].stored_at < timestamp) as u64
+        cq.first_offset_where_not(|m| self.messages[m as usize].stored_at < timestamp)
     }
 }

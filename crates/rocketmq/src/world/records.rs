@@ -147,7 +147,7 @@ impl World {
 
     /// `commitOffset` at broker `b`: overwrite (it may go back), and remember who wrote it.
     pub(super) fn commit_offset(&mut self, b: usize, group: &Name, mq: &MessageQueue, offset: u64, writer: OffsetWriter) {
-        let previous = self.brokers[b].offsets.insert(&mq.topic, group, mq.queue_id, offset, writer).map(|(o, w)| (o, Some(w)));
+        let previous = self.brokers[b].offsets.insert(&mq.topic, group, mq.queue_id, offset, writer);
         self.recent_commits.push(OffsetCommit { broker: b, group: group.clone(), mq: mq.clone(), previous, offset, writer });
     }
 
@@ -175,6 +175,16 @@ impl World {
         });
         self.consumers[c].pqs.insert(mq.clone(), ProcessQueue::new(id, start_offset, now));
         id
+    }
+
+    /// A ProcessQueue of one of `members` that started `mq` past `offset` by the consumeFromWhere
+    /// policy (member, start): a queue that is not young (a snapshot's) with no committed offset
+    /// starts where the policy says, and what was below was never due to the group.
+    pub fn group_policy_start(&self, members: &[usize], mq: &MessageQueue, offset: u64) -> Option<(usize, u64)> {
+        let r = self.process_queues.iter().find(|r| {
+            members.contains(&r.consumer) && r.mq == *mq && r.source == StartOffsetSource::Policy && r.start_offset > offset
+        })?;
+        Some((r.consumer, r.start_offset))
     }
 
     /// Where consumer `c` last started `mq` by its consumeFromWhere policy (no stored offset):

@@ -185,7 +185,7 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
         }
     }
     let until = churn_until.max(send_end) + SETTLE;
-    json!({
+    let mut scenario = json!({
         "format": "mqviz-scenario/1",
         "broker": "rocketmq",
         "name": "generated",
@@ -197,7 +197,68 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
         "producers": producers,
         "groups": groups,
         "timeline": timeline,
-    })
+    });
+    // Drawn last, so that the scenarios of earlier seeds are unchanged but for their snapshot.
+    add_snapshot(rng, &mut scenario, &topics, &brokers);
+    scenario
+}
+
+/// A quarter of the scenarios start from a snapshot: queues holding messages, committed offsets,
+/// and members running with queues of their own (not always what their strategy would give them,
+/// so that the first rebalance may move them).
+fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value, topics: &[Topic], brokers: &[String]) {
+    if !chance(rng, 25) {
+        return;
+    }
+    // Every queue of every hosting broker, with its max offset.
+    let mut queues: Vec<(String, String, u32, u64)> = Vec::new();
+    for (t, json) in scenario["topics"].as_array_mut().into_iter().flatten().enumerate() {
+        let hosts: Vec<String> = match json["brokers"].as_array() {
+            Some(list) => list.iter().filter_map(|b| b.as_str().map(str::to_string)).collect(),
+            None => brokers.to_vec(),
+        };
+        let mut offsets = serde_json::Map::new();
+        for b in hosts {
+            let maxes: Vec<u64> = (0..topics[t].queues).map(|_| between(rng, 0, 40)).collect();
+            queues.extend(maxes.iter().enumerate().map(|(q, &m)| (topics[t].name.clone(), b.clone(), q as u32, m)));
+            offsets.insert(b, json!(maxes));
+        }
+        json["brokerOffsets"] = Value::Object(offsets);
+    }
+    for json in scenario["groups"].as_array_mut().into_iter().flatten() {
+        let mut committed = serde_json::Map::new();
+        for (t, b, q, max) in &queues {
+            if chance(rng, 50) {
+                committed.insert(format!("{t}:{b}:{q}"), json!(between(rng, 0, *max)));
+            }
+        }
+        if !committed.is_empty() {
+            json["committed"] = Value::Object(committed);
+        }
+        if !chance(rng, 70) {
+            continue;
+        }
+        let broadcasting = json["messageModel"] == "BROADCASTING";
+        let consumers = json["consumers"].as_array_mut().map(|c| c.as_mut_slice()).unwrap_or_default();
+        let members: Vec<usize> =
+            (0..consumers.len()).filter(|&i| consumers[i]["startAt"] != "never" && chance(rng, 80)).collect();
+        let mut owned: Vec<Vec<String>> = vec![Vec::new(); members.len()];
+        for (t, b, q, _) in &queues {
+            let readers: Vec<usize> =
+                (0..members.len()).filter(|&m| consumers[members[m]]["subscriptions"].get(t.as_str()).is_some()).collect();
+            if readers.is_empty() {
+                continue;
+            }
+            let owners = if broadcasting { readers } else { vec![readers[rng.index(readers.len())]] };
+            for m in owners {
+                owned[m].push(format!("{t}:{b}:{q}"));
+            }
+        }
+        for (m, &i) in members.iter().enumerate() {
+            consumers[i].as_object_mut().map(|o| o.remove("startAt"));
+            consumers[i]["assigned"] = json!(owned[m]);
+        }
+    }
 }
 
 fn group_name(g: usize) -> String {
