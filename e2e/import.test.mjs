@@ -91,3 +91,38 @@ test('captures dropped on the page open the import dialog, read together', async
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('a pasted consumerProgress and consumerConnection open as a RocketMQ run whose members hold their queues at t=0', async () => {
+  const { page, errors } = await openPage(ctx);
+  const dir = join(here, '..', 'tests', 'import', 'rocketmq', 'progress-connection-4.9.7');
+  const progress = readFileSync(join(dir, 'progress.txt'), 'utf8');
+  const connection = readFileSync(join(dir, 'connection.txt'), 'utf8');
+  await page.click('[data-testid="import-open"]');
+  await page.waitForSelector('[data-testid="import-dialog"]');
+  // Both captures pasted into the one box, one after the other.
+  await page.fill('[data-testid="import-text"]', `${progress}\n${connection}`);
+  await page.click('[data-testid="import-read"]');
+  await page.waitForSelector('[data-testid="import-summary"]');
+  const notes = await page.$$eval('[data-testid="import-notes"] li', (li) => li.map((l) => l.textContent));
+  assert.ok(notes.some((n) => /^paste:4: read: OrderTopic:broker-a:0: max offset 1200, committed 1190 \(lag 10\), held by a client on 10\.0\.0\.11$/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /read: the group's retry topic %RETRY%billing_group: group "billing_group"/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /derived: .*one broker's answer/.test(n)), notes.join('\n'));
+  const before = await runId(page);
+  await page.click('[data-testid="import-run"]');
+  await waitReady(page, { after: before });
+  assert.match(await page.textContent('h1'), /Imported: group billing_group/);
+  await drawn(page);
+  // At t=0 each member holds the queues of its host, as -s true said; no rebalance moved them.
+  const table = await owners(page);
+  const rows = Object.entries(table).filter(([q]) => /OrderTopic/.test(q) || /broker-[ab]/.test(q));
+  assert.equal(rows.length, 8, JSON.stringify(table));
+  for (const [q, owner] of rows) {
+    const expected = /broker-a/.test(q) ? '10.0.0.11@31415' : '10.0.0.12@27182';
+    assert.equal(owner, expected, `${q}: ${JSON.stringify(table)}`);
+  }
+  const s = await scene(page);
+  assert.ok(s.cells.pending > 0, `the backlog the capture showed is in the queues: ${JSON.stringify(s.cells)}`);
+  await page.screenshot({ path: join(artifacts, 'import-rocketmq-run-1280.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});

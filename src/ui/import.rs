@@ -29,7 +29,7 @@ fn read_captures(pasted: &str, files: &[(String, String)]) -> Result<Read, Strin
         captures.push(Capture { name: "paste".into(), text: pasted.to_string(), format: Format::Auto });
     }
     if captures.is_empty() {
-        return Err("Paste what kafka-consumer-groups.sh printed, or add the files it was saved in.".into());
+        return Err("Paste what kafka-consumer-groups.sh or mqadmin printed, or add the files it was saved in.".into());
     }
     let Imported { scenario, notes } = import(&captures).map_err(|e| e.to_string())?;
     let title = scenario["name"].as_str().unwrap_or("Imported").to_string();
@@ -119,8 +119,9 @@ fn dialog(sim: Sim) -> impl IntoView {
             <h2>"Import what your admin tools print"</h2>
             <p class="small">
                 "Paste, drop or add the output of "<code>"kafka-consumer-groups.sh --describe"</code>", "
-                <code>"--members --verbose"</code>" and "<code>"--state"</code>
-                " (Kafka 0.10 to 4.x; several files of one group read together). The group opens as it was: its members keep their partitions, and the timeline is yours to change."
+                <code>"--members --verbose"</code>" and "<code>"--state"</code>" (Kafka 0.10 to 4.x), or of "
+                <code>"mqadmin consumerProgress"</code>" and "<code>"consumerConnection"</code>
+                " with the clients' rebalance log lines (RocketMQ 4.7 to 5.x); several captures of one group are read together. The group opens as it was: its members keep their partitions or queues, and the timeline is yours to change."
             </p>
             <p class="small muted" data-testid="import-privacy">
                 "What you import stays in this browser: it is read here and sent nowhere."

@@ -201,7 +201,7 @@ pub fn ShareBar() -> impl IntoView {
             </button>
             <button
                 data-testid="import-open"
-                title="A snapshot from kafka-consumer-groups.sh output"
+                title="A snapshot from kafka-consumer-groups.sh or mqadmin output"
                 aria-expanded=move || sim.show_import.get().to_string()
                 on:click=move |_| sim.show_import.update(|s| *s = !*s)
             >

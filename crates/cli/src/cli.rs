@@ -11,7 +11,7 @@ use mqviz_model::log_line;
 const USAGE: &str = "usage:
   mqviz run SCENARIO.json [--json] [--log] [--until MS]   run a scenario and print its report (or event log)
   mqviz review SCENARIO.json [--json|--markdown] [--until MS]   the verdict on the change in its timeline: exit 0 safe, 1 risk, 2 bad input
-  mqviz import CAPTURE... [--format auto|kafka-describe|kafka-members|kafka-state]   a snapshot scenario (stdout) from admin tools' output, explained on stderr; exit 2 for input it cannot read
+  mqviz import CAPTURE... [--format auto|kafka-describe|kafka-members|kafka-state|rocketmq-progress|rocketmq-connection|rocketmq-rebalance-log]   a snapshot scenario (stdout) from admin tools' output, explained on stderr; exit 2 for input it cannot read
   mqviz validate SCENARIO.json...              check scenario files, print every error with its JSON path
   mqviz conformance [--emit] VECTORS.json...   run conformance vectors (--emit: one JSON line per case for check.py)
   mqviz bench [throughput|load|allocate|sql92|filters|pulsar|pulsar-sim|kafka|kafka-sim|all] [--messages N] [--provenance on|off] [--memory-budget MB] [--warmup N]   run the benchmarks
@@ -89,7 +89,7 @@ fn import(args: &[String]) -> ExitCode {
                 format = match Format::from_name(name) {
                     Some(f) => f,
                     None if NOT_YET.contains(&name) => {
-                        eprintln!("--format {name}: this importer is not written yet; the Kafka formats are ({})", Format::NAMES);
+                        eprintln!("--format {name}: this importer is not written yet; these are ({})", Format::NAMES);
                         return ExitCode::from(2);
                     }
                     None => {
@@ -343,7 +343,12 @@ mod tests {
         all.extend(files.iter().cloned());
         assert_eq!(main(&all), ExitCode::SUCCESS);
         assert_eq!(main(&args(&["import", &files[0], "--format", "kafka-state"])), ExitCode::from(2), "the wrong format");
-        assert_eq!(main(&args(&["import", &files[0], "--format", "rocketmq-progress"])), ExitCode::from(2));
+        assert_eq!(main(&args(&["import", &files[0], "--format", "rocketmq-progress"])), ExitCode::from(2), "a Kafka capture");
+        assert_eq!(main(&args(&["import", &files[0], "--format", "pulsar-stats"])), ExitCode::from(2), "not written yet");
+        let rocketmq = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/import/rocketmq/progress-connection-4.9.7");
+        let (progress, connection) = (format!("{rocketmq}/progress.txt"), format!("{rocketmq}/connection.txt"));
+        assert_eq!(main(&args(&["import", &progress, &connection])), ExitCode::SUCCESS);
+        assert_eq!(main(&args(&["import", &progress, &files[0]])), ExitCode::from(2), "two brokers' captures");
         assert_eq!(main(&args(&["import", "/nonexistent/capture.txt"])), ExitCode::from(2));
         let binary = std::env::temp_dir().join(format!("mqviz-import-{}.bin", std::process::id()));
         std::fs::write(&binary, b"GROUP\n\xff\xfe\x00").unwrap();

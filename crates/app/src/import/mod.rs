@@ -3,10 +3,12 @@
 //! listed with its line number, so nothing is dropped silently; input that no importer
 //! recognises is an error with its file and line, never a panic.
 //!
-//! Only the Kafka formats (`kafka-consumer-groups.sh --describe`, `--members [--verbose]`,
-//! `--state`) are read so far; see [`Format`].
+//! Kafka (`kafka-consumer-groups.sh --describe`, `--members [--verbose]`, `--state`) and RocketMQ
+//! (`mqadmin consumerProgress`, `consumerConnection`, the client's rebalance log) are read so
+//! far; see [`Format`].
 
 mod kafka;
+mod rocketmq;
 
 use std::fmt;
 
@@ -18,10 +20,19 @@ pub enum Format {
     KafkaDescribe,
     KafkaMembers,
     KafkaState,
+    RocketmqProgress,
+    RocketmqConnection,
+    RocketmqRebalanceLog,
 }
 
 impl Format {
-    pub const NAMES: &'static str = "auto, kafka-describe, kafka-members or kafka-state";
+    pub const NAMES: &'static str =
+        "auto, kafka-describe, kafka-members, kafka-state, rocketmq-progress, rocketmq-connection or rocketmq-rebalance-log";
+
+    /// Whether this is one of the RocketMQ formats.
+    fn is_rocketmq(self) -> bool {
+        matches!(self, Format::RocketmqProgress | Format::RocketmqConnection | Format::RocketmqRebalanceLog)
+    }
 
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
@@ -29,6 +40,9 @@ impl Format {
             "kafka-describe" => Some(Format::KafkaDescribe),
             "kafka-members" => Some(Format::KafkaMembers),
             "kafka-state" => Some(Format::KafkaState),
+            "rocketmq-progress" => Some(Format::RocketmqProgress),
+            "rocketmq-connection" => Some(Format::RocketmqConnection),
+            "rocketmq-rebalance-log" => Some(Format::RocketmqRebalanceLog),
             _ => None,
         }
     }
@@ -39,13 +53,15 @@ impl Format {
             Format::KafkaDescribe => "kafka-describe",
             Format::KafkaMembers => "kafka-members",
             Format::KafkaState => "kafka-state",
+            Format::RocketmqProgress => "rocketmq-progress",
+            Format::RocketmqConnection => "rocketmq-connection",
+            Format::RocketmqRebalanceLog => "rocketmq-rebalance-log",
         }
     }
 }
 
 /// Formats the issue names that have no importer yet: refused with a clear message.
-pub const NOT_YET: [&str; 5] =
-    ["rocketmq-progress", "rocketmq-connection", "rocketmq-rebalance-log", "pulsar-stats", "pulsar-stats-internal"];
+pub const NOT_YET: [&str; 2] = ["pulsar-stats", "pulsar-stats-internal"];
 
 /// One captured file.
 #[derive(Clone, Debug)]
@@ -139,7 +155,25 @@ pub fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
             });
         }
     }
-    kafka::import(captures)
+    // One model per import: the RocketMQ formats are known by their headers, the rest is Kafka's.
+    let rocketmq = |c: &Capture| match c.format {
+        Format::Auto => rocketmq::sniff(&c.text).is_some(),
+        f => f.is_rocketmq(),
+    };
+    match captures.iter().position(rocketmq) {
+        None => kafka::import(captures),
+        Some(r) => match captures.iter().find(|c| !rocketmq(c)) {
+            None => rocketmq::import(captures),
+            Some(other) => Err(ImportError {
+                file: other.name.clone(),
+                line: 0,
+                message: format!(
+                    "not a RocketMQ capture, while {} is one: import the captures of one broker at a time",
+                    captures[r].name
+                ),
+            }),
+        },
+    }
 }
 
 /// Lines with their 1-based numbers, without line ends.

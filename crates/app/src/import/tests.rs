@@ -141,3 +141,136 @@ fn bad_input_is_an_error_with_its_line_never_a_panic() {
     let imported = one(&big, Format::Auto).unwrap();
     assert_eq!(imported.scenario["topics"][0]["partitions"], 10_000);
 }
+
+/// Import the 4.9.7 group (consumerProgress -s true with consumerConnection), run it to t=1, and
+/// read the same members, owners, committed and max offsets back.
+#[test]
+fn a_combined_rocketmq_import_reproduces_the_snapshot_at_t_1() {
+    let imported = import(&captures(&corpus().join("rocketmq/progress-connection-4.9.7"))).unwrap();
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let g = &report["groups"]["billing_group"];
+    assert_eq!(g["strategy"], "AVG");
+    assert_eq!(g["subscriptionTable"]["OrderTopic"]["expression"], "TagA || TagB", "{g:#}");
+    for q in 0..4 {
+        assert_eq!(g["assignment"]["OrderTopic"][format!("broker-a:{q}")], "10.0.0.11@31415", "{g:#}");
+        assert_eq!(g["assignment"]["OrderTopic"][format!("broker-b:{q}")], "10.0.0.12@27182", "{g:#}");
+    }
+    let queues: Vec<&serde_json::Value> =
+        report["queues"].as_array().unwrap().iter().filter(|q| q["topic"] == "OrderTopic").collect();
+    assert_eq!(queues.len(), 8);
+    for row in queues {
+        let q = row["queueId"].as_u64().unwrap();
+        assert_eq!(row["maxOffset"], 1200 + q, "{row}");
+        assert_eq!(row["committed"]["billing_group"], 1190 + q, "{row}");
+    }
+}
+
+/// The design review the import is for: on the imported group, one member switching its tag
+/// loses messages (exit 1); a member added with the table's subscription is safe (exit 0).
+#[test]
+fn reviews_of_an_imported_rocketmq_group_give_their_verdicts() {
+    let imported = import(&captures(&corpus().join("rocketmq/progress-connection-4.9.7"))).unwrap();
+    let review_with = |timeline: serde_json::Value| {
+        let mut v = imported.scenario.clone();
+        v["producers"] = serde_json::json!([{"id": "p", "sends": [{"at": 10000, "topic": "OrderTopic", "tag": "TagA", "count": 40, "intervalMs": 100}]}]);
+        v["timeline"] = timeline;
+        let start = crate::registry::parse(&v.to_string()).unwrap();
+        crate::review::review(&*start, start.until(), crate::review::change_at(&v))
+    };
+    let switched = review_with(
+        serde_json::json!([{"at": 5000, "action": "subscribe", "consumer": "10.0.0.12@27182", "topic": "OrderTopic", "expression": "TagB"}]),
+    );
+    assert!(switched.risky() && !switched.lost.is_empty(), "{}", switched.text());
+    assert!(switched.lost.iter().all(|f| f.reason.contains("subscription table")), "{}", switched.text());
+    // Added once the backlog is read and its offsets persisted (every 5 s): a member added while
+    // the backlog is read takes queues whose committed offsets lag, and re-reads (a true risk).
+    let added = review_with(serde_json::json!([{"at": 30000, "action": "addConsumer", "group": "billing_group",
+        "consumer": {"clientId": "10.0.0.13@16180", "subscriptions": {"OrderTopic": "TagA || TagB"}}}]));
+    assert!(!added.risky(), "{}", added.text());
+    assert!(added.moves.iter().any(|m| m.to == "10.0.0.13@16180"), "{}", added.text());
+}
+
+#[test]
+fn bad_rocketmq_input_is_an_error_with_its_line_never_a_panic() {
+    let one = |text: &str, format: Format| import(&[Capture { name: "paste".into(), text: text.into(), format }]);
+    let progress = std::fs::read_to_string(corpus().join("rocketmq/progress-connection-4.9.7/progress.txt")).unwrap();
+    let connection = std::fs::read_to_string(corpus().join("rocketmq/progress-connection-4.9.7/connection.txt")).unwrap();
+    let log = std::fs::read_to_string(corpus().join("rocketmq/progress-log-5.1-inflight/rebalance.txt")).unwrap();
+    // The wrong --format for the text, binary data, a capture of another broker's tool.
+    let e = one(&progress, Format::RocketmqConnection).unwrap_err();
+    assert!(e.message.contains("consumerConnection"), "{e}");
+    let e = one(&connection, Format::RocketmqProgress).unwrap_err();
+    assert!(e.message.contains("consumerProgress"), "{e}");
+    let e = one("#Topic  #Broker Name  #QID\n\u{0}\u{1}", Format::Auto);
+    assert!(e.is_ok_and(|i| i.notes.iter().any(|n| n.text.contains("control characters"))));
+    let e = one("\u{0}\u{1}#Topic", Format::RocketmqProgress).unwrap_err();
+    assert_eq!(e.line, 1, "{e}");
+    let kafka = std::fs::read_to_string(corpus().join("kafka/describe-members-state-3.7/describe.txt")).unwrap();
+    let e = import(&[
+        Capture { name: "p.txt".into(), text: progress.clone(), format: Format::Auto },
+        Capture { name: "k.txt".into(), text: kafka, format: Format::Auto },
+    ])
+    .unwrap_err();
+    assert!(e.file == "k.txt" && e.message.contains("one broker at a time"), "{e}");
+    // Two groups in one import: the second names its line.
+    let other = progress.replace("%RETRY%billing_group", "%RETRY%audit");
+    let e = import(&[
+        Capture { name: "a.txt".into(), text: progress.clone(), format: Format::Auto },
+        Capture { name: "b.txt".into(), text: other, format: Format::Auto },
+    ])
+    .unwrap_err();
+    assert!(e.file == "b.txt" && e.line > 0 && e.message.contains("one group at a time"), "{e}");
+    // Every prefix of each capture (a table cut anywhere) reads or fails cleanly.
+    for text in [&progress, &connection, &log] {
+        for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
+            let _ = one(&text[..cut], Format::Auto);
+        }
+    }
+    // Cells swapped for what captures mangle into them: every result is a scenario or an error.
+    let mut rng = mqviz_engine::SplitMix64::new(11);
+    let junk = ["-", "N/A", "#", "[", "]", "MessageQueue [", "=", "4294967296", "-1", "", "é", "#Topic", "\t", ":", "%RETRY%"];
+    for text in [&progress, &connection, &log] {
+        for _ in 0..300 {
+            let mangled: String = text
+                .split_inclusive(' ')
+                .map(|cell| if rng.next_u64() % 9 == 0 { junk[(rng.next_u64() % junk.len() as u64) as usize] } else { cell })
+                .collect();
+            let _ = one(&mangled, Format::Auto);
+        }
+    }
+    // Out-of-range numbers are set aside with a note.
+    let odd = "#Topic  #Broker Name  #QID  #Broker Offset  #Consumer Offset  #Diff  #LastTime\n\
+               T  broker-a  70000  5  4  1  N/A\n\
+               T  broker-a  0  99999999999  4  1  N/A\n\
+               T  broker-a  1  9  x  1  N/A\n";
+    let imported = one(odd, Format::Auto).unwrap();
+    let text: Vec<String> = imported.notes.iter().map(ToString::to_string).collect();
+    assert!(text.iter().any(|n| n.starts_with("paste:2: unused: queue id 70000 is out of range")), "{text:?}");
+    assert!(text.iter().any(|n| n.starts_with("paste:3: unused: broker offset 99999999999 is out of range")), "{text:?}");
+    assert!(text.iter().any(|n| n.starts_with("paste:4: unused: \"x\" in #Consumer Offset")), "{text:?}");
+    // 10,000 queues read and open as a scenario.
+    let big: String =
+        std::iter::once("#Topic  #Broker Name  #QID  #Broker Offset  #Consumer Offset  #Diff  #LastTime\n".to_string())
+            .chain((0..10_000).map(|q| format!("big  broker-a  {q}  9  5  4  N/A\n")))
+            .collect();
+    let imported = one(&big, Format::Auto).unwrap();
+    assert_eq!(imported.scenario["topics"][0]["queues"], 10_000);
+}
+
+/// Captures pasted one after another (the page's paste box) read as if given as files.
+#[test]
+fn rocketmq_captures_pasted_together_read_as_separate_files() {
+    let dir = corpus().join("rocketmq/progress-connection-4.7-cut");
+    let files = captures(&dir);
+    let pasted = files.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n");
+    let together = import(&[Capture { name: "paste".into(), text: pasted, format: Format::Auto }]).unwrap();
+    let apart = import(&files).unwrap();
+    let without_description = |mut v: serde_json::Value| {
+        v["description"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(without_description(together.scenario), without_description(apart.scenario));
+    assert!(together.notes.iter().any(|n| n.text.contains("cut to 32 characters")), "{:?}", together.notes);
+}

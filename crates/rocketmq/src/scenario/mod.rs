@@ -3,7 +3,7 @@
 //! (`mqviz_engine::scenario`).
 
 mod parse;
-pub(crate) use parse::MAX_QUEUES;
+pub use parse::{MAX_QUEUES, MAX_QUEUE_OFFSET};
 mod load;
 pub mod properties;
 mod sql_use;
@@ -97,6 +97,9 @@ pub struct TopicSpec {
     /// A snapshot's `minOffsets`, same shape; a queue without one starts at the lowest offset any
     /// group had committed on it, else at its max offset (only what some group still owes is held).
     pub min_offsets: VecMap<String, Vec<u64>>,
+    /// A snapshot's `backlogTag`: the tag its messages carry (the captures give offsets, not
+    /// contents); none when absent.
+    pub backlog_tag: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

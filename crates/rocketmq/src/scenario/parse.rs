@@ -16,7 +16,7 @@ use mqviz_engine::scenario::{
     MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
 };
 
-pub(crate) const MAX_QUEUES: u64 = 65_536;
+pub const MAX_QUEUES: u64 = 65_536;
 
 /// Parses scenario text. `Err` lists every problem found, each with its JSON path.
 pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
@@ -137,6 +137,10 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let brokers = string_list(&mut o, "brokers", e);
     let broker_offsets = offsets_by_broker(&mut o, "brokerOffsets", queues, e);
     let min_offsets = offsets_by_broker(&mut o, "minOffsets", queues, e);
+    let backlog_tag = o.str("backlogTag", e).map(str::to_string);
+    if backlog_tag.as_deref() == Some("") {
+        e.push(&o.child_path("backlogTag"), "a tag is not empty (leave backlogTag out for messages without one)");
+    }
     for (broker, mins) in &min_offsets {
         let Some(maxes) = broker_offsets.get(broker) else { continue };
         for (q, (min, max)) in mins.iter().zip(maxes).enumerate() {
@@ -155,12 +159,13 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
         brokers,
         broker_offsets,
         min_offsets,
+        backlog_tag,
     })
 }
 
 /// The largest queue offset a snapshot may give (`long` upstream, but a queue here counts its
 /// messages in 32 bits: `store::Message::queue_offset`).
-pub(crate) const MAX_QUEUE_OFFSET: u64 = u32::MAX as u64;
+pub const MAX_QUEUE_OFFSET: u64 = u32::MAX as u64;
 
 /// A snapshot's per-queue offsets by broker: `{"broker-a": [offset per queue]}`.
 fn offsets_by_broker(o: &mut Obj, key: &'static str, queues: Option<u64>, e: &mut Errors) -> VecMap<String, Vec<u64>> {

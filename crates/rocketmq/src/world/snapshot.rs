@@ -51,11 +51,13 @@ impl World {
     fn restore_queues(&mut self) {
         let scenario = self.scenario.clone();
         for t in &scenario.topics {
+            let tag = t.backlog_tag.as_deref().map(name);
+            let key = self.tag_key(tag.as_ref());
             let shape = Arc::new(Shape {
                 topic: name(&t.name),
-                tag: None,
-                key: mqviz_model::NO_KEY,
-                tags_code: 0,
+                tags_code: tag.as_deref().map_or(0, |t| java_string_hash(t) as i64),
+                tag,
+                key,
                 keys: None,
                 properties: Default::default(),
                 body: name(SNAPSHOT_WRITER),
