@@ -126,3 +126,47 @@ test('a pasted consumerProgress and consumerConnection open as a RocketMQ run wh
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('reviewing an edit of an imported RocketMQ group shows the verdict above the run with and without it', async () => {
+  const { page, errors } = await openPage(ctx);
+  const dir = join(here, '..', 'tests', 'import', 'rocketmq', 'progress-connection-4.9.7');
+  const pasted = ['progress.txt', 'connection.txt'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  await page.click('[data-testid="import-open"]');
+  await page.fill('[data-testid="import-text"]', pasted);
+  await page.click('[data-testid="import-read"]');
+  await page.waitForSelector('[data-testid="import-summary"]');
+  const before = await runId(page);
+  await page.click('[data-testid="import-run"]');
+  await waitReady(page, { after: before });
+  assert.equal(await page.$('[data-testid="review-edits"]'), null, 'nothing to review before an edit');
+  // The change under review: one member switches its tag at t=0.
+  const input = page.locator('[data-testid="consumer-row"][data-client-id="10.0.0.12@27182"] [data-testid="subscription-input"]');
+  await input.fill('TagB');
+  await input.press('Enter');
+  // New messages arrive after it: the import's idle producer sends 10 TagA messages.
+  await page.locator('[data-testid="producer-row"] [data-testid="send-button"]').click();
+  await page.waitForFunction(() => /produce/.test(document.querySelector('[data-testid="event-log"]').textContent));
+  await page.waitForSelector('[data-testid="review-edits"]');
+  await page.click('[data-testid="review-edits"]');
+  await page.waitForSelector('[data-testid="review-verdict"]');
+  await page.waitForSelector('[data-testid="canvas-compare"]');
+  // The verdict mqviz review gives: the backlog (tag TagA) is filtered by the table's "TagB".
+
+  assert.equal(await page.getAttribute('[data-testid="review-verdict"]', 'data-risky'), 'true');
+  assert.match(await page.textContent('[data-testid="review-headline"]'), /^RISK: \d+ lost\.$/);
+  const text = await page.textContent('[data-testid="review-text"]');
+  assert.match(text, /The change begins at t=0 \(your first edit\)/);
+  assert.match(text, /Lost \(skipped, filtered, truncated or dead-lettered\)/);
+  assert.match(text, /the group's subscription table held "TagB"/);
+  assert.match(await page.textContent('[data-testid="side-label-this"]'), /with your 2 edits$/);
+  assert.match(await page.textContent('[data-testid="side-label-other"]'), /without your edits$/);
+  // Above both runs, inside the viewport.
+  const [v, a, b] = await Promise.all(
+    ['review-verdict', 'canvas-topology', 'canvas-compare'].map((id) => page.locator(`[data-testid="${id}"]`).boundingBox()),
+  );
+  assert.ok(v.y + v.height <= a.y && v.y + v.height <= b.y, JSON.stringify({ v, a, b }));
+  assert.ok(v.y >= 0 && v.y + v.height <= 800, JSON.stringify(v));
+  await page.screenshot({ path: join(artifacts, 'review-edits-1280.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});

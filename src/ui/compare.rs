@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
-use super::share::this_label;
+use super::share::{this_label, WITHOUT_EDITS};
 use super::state::{fmt_ms, Sim};
 use mqviz_app::moves::{self, Gap, Move, Moves};
 use mqviz_engine::sort::StableSort;
@@ -35,6 +35,41 @@ fn both_moves(sim: Sim) -> [Moves; 2] {
         })
     });
     [this.unwrap_or_default(), other.unwrap_or_default()]
+}
+
+/// The review of the run's edits (the change) as the comparison shows it above both sides.
+#[derive(Clone, Debug, PartialEq)]
+struct Verdict {
+    headline: String,
+    risky: bool,
+    /// The rest of what `mqviz review` prints, line by line.
+    lines: Vec<String>,
+}
+
+/// Lines of the review shown before "… more": the whole text is `mqviz review`'s.
+const VERDICT_LINES: usize = 30;
+
+/// Reviews the run with its edits against the run without them: the same verdict `mqviz review`
+/// gives a scenario whose timeline holds those edits.
+fn review_edits(sim: Sim) -> Option<Verdict> {
+    sim.history.with_value(|h| {
+        let h = h.as_ref()?;
+        let start = h.start()?;
+        let commands = h.commands();
+        let until = start.until().max(commands.last().map(|c| c.at).unwrap_or(0));
+        let mut r = mqviz_app::review::review_with(
+            start,
+            commands,
+            until,
+            commands.first().map(|c| c.at),
+            &mqviz_app::registry::report_of,
+        );
+        r.change_label = "your first edit";
+        let text = r.text();
+        // The text's first lines are its title and the verdict, shown as the headline.
+        let lines: Vec<String> = text.lines().skip(2).map(str::to_string).collect();
+        Some(Verdict { headline: r.verdict(), risky: r.risky(), lines })
+    })
 }
 
 fn side_totals(m: &dyn Simulation) -> (Totals, BTreeMap<String, String>) {
@@ -105,7 +140,32 @@ fn CompareStage(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
         }
     };
     let other_label = move || sim.compare.with_value(|c| c.as_ref().map(|c| c.label.clone())).unwrap_or_default();
+    // Compared with the run without its edits, the edits are a change under review.
+    let verdict = Memo::new(move |_| {
+        sim.edits_version.track();
+        sim.comparing.track();
+        (other_label() == WITHOUT_EDITS).then(|| review_edits(sim)).flatten()
+    });
     view! {
+        {move || {
+            verdict
+                .get()
+                .map(|v| {
+                    let shown = v.lines.len().min(VERDICT_LINES);
+                    let more = v.lines.len() - shown;
+                    view! {
+                        <section class="verdict" class:risky=v.risky data-testid="review-verdict" data-risky=v.risky.to_string() aria-label="Review of your edits">
+                            <h3>"Review of your edits, run to the end"</h3>
+                            <p class="headline" data-testid="review-headline">{v.headline}</p>
+                            <details>
+                                <summary>"What moved, what was lost or duplicated, and why"</summary>
+                                <pre data-testid="review-text">{v.lines[..shown].join("\n")}</pre>
+                                {(more > 0).then(|| view! { <p class="small muted">{format!("… {more} more lines: export the run and run mqviz review on it for all of them.")}</p> })}
+                            </details>
+                        </section>
+                    }
+                })
+        }}
         <div class="canvas-wrap compare-right">
             <p class="side-label" data-testid="side-label-other">
                 <span class="side-tag">"B"</span>

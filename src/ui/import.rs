@@ -102,13 +102,17 @@ fn dialog(sim: Sim) -> impl IntoView {
                         view! { <li class=class>{text.clone()}</li> }
                     })
                     .collect_view();
+                // The button before the notes: on a small screen a long list would push it out
+                // of sight (at 800×600 it was below the fold).
                 view! {
-                    <p class="small" data-testid="import-summary">{summary}</p>
+                    <p class="small import-head">
+                        <span data-testid="import-summary">{summary}</span>
+                        <button class="primary" data-testid="import-run" on:click=open>"Open as a run"</button>
+                    </p>
                     // Scrolls when long: focusable, so the keyboard can scroll it too.
                     <ol class="import-notes" data-testid="import-notes" tabindex="0" aria-label="What the import read, line by line">
                         {items}
                     </ol>
-                    <button class="primary" data-testid="import-run" on:click=open>"Open as a run"</button>
                 }
                 .into_any()
             }

@@ -227,6 +227,28 @@ pub fn ShareBar() -> impl IntoView {
             >
                 {move || if sim.comparing.get() { "Close comparison" } else { "Compare…" }}
             </button>
+            // A design review in the page: the edits are the change, compared with the run
+            // without them, the verdict above both.
+            <Show when=move || { sim.edits_version.track(); sim.edit_count() > 0 && !sim.comparing.get() }>
+                <button
+                    data-testid="review-edits"
+                    title="Compare this run with the run without your edits, with the verdict on the change"
+                    on:click=move |_| {
+                        let before = sim.scenario.get_value();
+                        match before {
+                            Some(s) => {
+                                if let Err(e) = sim.open_compare(s, WITHOUT_EDITS) {
+                                    error.set(Some(e));
+                                }
+                            }
+                            None => error.set(Some("no scenario to compare with".into())),
+                        }
+                        comparing_menu.set(false);
+                    }
+                >
+                    "Review your edits"
+                </button>
+            </Show>
             <span
                 class="digest muted small"
                 data-testid="digest"

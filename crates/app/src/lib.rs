@@ -15,7 +15,6 @@ pub mod link;
 pub mod moves;
 pub mod presets;
 pub mod registry;
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod review;
 pub mod simtest;
 pub mod story;

@@ -174,3 +174,20 @@ pub fn run_rocketmq(text: &str) -> Result<mqviz_rocketmq::world::World, Vec<Path
     w.run_to_end();
     Ok(w)
 }
+
+/// The run report of any model's run, by its World: for the page's review, which has no
+/// `Simulation::report` (the browser build leaves it out; only the comparison's split part calls
+/// this, so the reports load with it).
+pub fn report_of(sim: &dyn Simulation) -> Value {
+    let any = sim.as_any();
+    if let Some(w) = any.downcast_ref::<mqviz_rocketmq::world::World>() {
+        return mqviz_rocketmq::report::report_json(w);
+    }
+    if let Some(w) = any.downcast_ref::<mqviz_kafka::world::World>() {
+        return mqviz_kafka::report::report_json(w);
+    }
+    if let Some(w) = any.downcast_ref::<mqviz_pulsar::world::World>() {
+        return mqviz_pulsar::report::report_json(w);
+    }
+    Value::Null
+}

@@ -7,14 +7,15 @@
 //!
 //! Nothing here decides broker behaviour. Owners come from the neutral `View` (`moves`), counts
 //! from `Totals`, each message's fate from `Simulation::message`, and reasons from the model's
-//! report, so the review says what the page and `mqviz run` say of the same run. Native only for
-//! now: the browser build leaves the reports out (ARCHITECTURE.md, "The page carries only what it
-//! shows").
+//! report, so the review says what the page and `mqviz run` say of the same run. The browser
+//! build has no `Simulation::report` (ARCHITECTURE.md, "The page carries only what it shows"): the
+//! page's comparison passes `registry::report_of`, which only its split part reaches.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use crate::history::{Entered, History};
 use crate::moves::{self, Gap, Move};
 use mqviz_engine::sort::CollectSorted;
 use mqviz_engine::Millis;
@@ -35,6 +36,9 @@ pub struct Review {
     pub until: Millis,
     /// When the change under review begins (the timeline's first entry), if the caller knows.
     pub change_at: Option<Millis>,
+    /// What `change_at` is, as the text says it: "the timeline's first entry" (the CLI), "your
+    /// first edit" (the page).
+    pub change_label: &'static str,
     pub moves: Vec<Move>,
     pub gaps: Vec<Gap>,
     /// The last instant an owner changed (`None`: nothing moved).
@@ -55,11 +59,26 @@ pub struct Review {
 
 /// Runs `start` (a scenario at t=0, its timeline holding the change, which begins at
 /// `change_at`) to `until` and reviews it.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn review(start: &dyn Simulation, until: Millis, change_at: Option<Millis>) -> Review {
-    let moves_seen = moves::compute(start, &[], until);
+    review_with(start, &[], until, change_at, &|sim| sim.report())
+}
+
+/// The same review of `start` with `commands` entered on its way (the page's edits are the
+/// change), reading reasons from `report`.
+pub fn review_with(
+    start: &dyn Simulation,
+    commands: &[Entered],
+    until: Millis,
+    change_at: Option<Millis>,
+    report: &dyn Fn(&dyn Simulation) -> Value,
+) -> Review {
+    let moves_seen = moves::compute(start, commands, until);
     let (moves, gaps) = moves_seen.at(until);
     let mut sim = start.clone_box();
-    sim.run_until(until);
+    let mut history = History::replay(commands.to_vec());
+    // An edit the model refuses is left out, as the page left it out when it was entered.
+    let _ = history.advance(&mut sim, until);
     let view = sim.view();
     let end_owners = moves::owners(&view);
     let labels: BTreeMap<PartitionId, String> =
@@ -78,7 +97,7 @@ pub fn review(start: &dyn Simulation, until: Millis, change_at: Option<Millis>) 
         .map(|(p, _)| p.clone())
         .collect();
     let settled_at = moves.iter().map(|m| m.at).chain(gaps.iter().filter_map(|g| g.to)).max();
-    let report = sim.report();
+    let report = report(&*sim);
     let (mut lost, mut unconsumed) = (Vec::new(), Vec::new());
     for (entry, group) in undelivered_entries(&report) {
         let Some(f) = finding(&*sim, &labels, entry, group, &["reason"]) else { continue };
@@ -96,6 +115,7 @@ pub fn review(start: &dyn Simulation, until: Millis, change_at: Option<Millis>) 
         name: sim.name().to_string(),
         until,
         change_at,
+        change_label: "the timeline's first entry",
         moves,
         gaps,
         settled_at,
@@ -205,7 +225,7 @@ impl Review {
         let change = match self.change_at {
             Some(t) => {
                 let before = self.moves.iter().filter(|m| m.at < t).count();
-                format!("The change begins at t={t} (the timeline's first entry); {before} of the moves below came before it. ")
+                format!("The change begins at t={t} ({}); {before} of the moves below came before it. ", self.change_label)
             }
             None => String::new(),
         };

@@ -807,7 +807,9 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         }
         None => {}
     }
-    facts.derived("no producer: the captures give no rates; add one to see new messages arrive".to_string());
+    facts.derived(
+        "one idle producer, \"producer\", with no sends: the captures give no rates; send from it (the page's send form, or add sends) to see new messages arrive".to_string(),
+    );
     let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
     json!({
         "format": "mqviz-scenario/1",
@@ -818,6 +820,7 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         "until": 60000,
         "brokers": brokers.iter().map(|b| json!({"name": b})).collect::<Vec<_>>(),
         "topics": topic_values,
+        "producers": [{"id": "producer"}],
         "groups": [g],
     })
 }

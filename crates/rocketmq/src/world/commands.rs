@@ -94,7 +94,7 @@ impl World {
     }
 
     pub(super) fn subscribe(&mut self, c: usize, s: &SubscriptionSpec) {
-        let now = self.now;
+        let now = self.sub_version_now();
         let sd = match filterapi::build(&s.topic, Some(&s.expression), s.expression_type.as_deref(), now) {
             Ok(sd) => sd,
             Err(e) => {

@@ -380,6 +380,8 @@ pub struct World {
     pub snapshot_messages: MsgId,
     /// Per group (scenario order), the offsets it had committed at t=0 by partition id.
     snapshot_committed: VecMap<String, VecMap<u32, u64>>,
+    /// Some group's members were running at t=0 (snapshot.rs `sub_version_now`).
+    snapshot_members_restored: bool,
 }
 
 fn strategy_from(spec: &AllocationSpec) -> Strategy {
@@ -514,6 +516,7 @@ impl World {
             steps: 0,
             snapshot_messages: 0,
             snapshot_committed: VecMap::new(),
+            snapshot_members_restored: false,
         };
         for b in 0..w.brokers.len() {
             let topics: Vec<String> = w.brokers[b].cqs.keys().cloned().collect();

@@ -291,7 +291,7 @@ impl World {
     /// `messageQueueChanged` (both message models): subVersion := now, heartbeat now. This is
     /// what makes "who wins the table" move with every rebalance.
     fn message_queue_changed(&mut self, c: usize, topic: &str) {
-        let now = self.now;
+        let now = self.sub_version_now();
         let client = self.consumers[c].client_id.clone();
         if let Some(sd) = self.consumers[c].subs.get_mut(topic) {
             Arc::make_mut(sd).sub_version = now;

@@ -24,6 +24,18 @@ impl World {
         for g in 0..self.scenario.groups.len() {
             self.restore_members(g);
         }
+        self.snapshot_members_restored = self.scenario.groups.iter().any(|g| !g.snapshot.members.is_empty());
+    }
+
+    /// The subVersion a subscription made now gets: the time, but in a run restored from a
+    /// snapshot at least 1. The snapshot's members subscribed before t=0 (their subVersions are
+    /// 0 here), so an expression entered at t=0 is newer and wins the broker's table, as it would.
+    pub(super) fn sub_version_now(&self) -> u64 {
+        if self.snapshot_members_restored {
+            self.now.max(1)
+        } else {
+            self.now
+        }
     }
 
     /// True when message `m` was in its queue at t=0 below the offset `group` had committed then:
@@ -294,6 +306,18 @@ mod tests {
         // Broker-b's queues, which no G2 member holds, are owed, with a true reason.
         let owed: Vec<&Value> = unconsumed.iter().filter(|u| u["group"] == "G2").collect();
         assert!(!owed.is_empty() && owed.iter().all(|u| u["kind"] != "in-flight-send"), "{owed:#?}");
+    }
+
+    #[test]
+    fn a_subscription_entered_at_t_0_is_newer_than_the_snapshots() {
+        let w = run(&snapshot(
+            json!([]),
+            json!([{"at": 0, "action": "subscribe", "consumer": "c2", "topic": "T", "expression": "TagB"}]),
+        ));
+        for b in &w.brokers {
+            let entry = &b.groups["G"].subscription_table["T"];
+            assert_eq!((&*entry.sub_string, entry.sub_version), ("TagB", 1), "{}", b.name);
+        }
     }
 
     #[test]
