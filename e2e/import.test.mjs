@@ -63,6 +63,8 @@ test('a pasted describe, members and state capture is explained row by row and o
     JSON.stringify(s.consumers),
   );
   assert.ok(s.cells.pending > 0, `the lag the capture showed is in the logs: ${JSON.stringify(s.cells)}`);
+  // The import's idle producer: its send form is how new records arrive after a change.
+  assert.ok(await page.$('[data-testid="producer-row"][data-producer="producer"]'), 'the idle producer has a send form');
   // Where the run's names could leave the browser, the page says so.
   assert.match(await page.textContent('[data-testid="import-link-note"]'), /a copied link or an exported run carries them/);
   await page.screenshot({ path: join(artifacts, 'import-run-1280.png') });

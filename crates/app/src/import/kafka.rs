@@ -732,7 +732,10 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         groups.push(Value::Object(o));
     }
     let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
-    derived(facts, "no producer: the captures give no rates; add one to see new records arrive".into());
+    derived(
+        facts,
+        "one idle producer, \"producer\", with no sends: the captures give no rates; send from it (the page's send form, or add sends) to see new records arrive".into(),
+    );
     derived(facts, "one broker, broker-0, leads every partition: the captures do not say which broker leads what".into());
     let name = match facts.group_order.as_slice() {
         [one] => format!("Imported: group {one}"),
@@ -747,6 +750,7 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         "until": 60000,
         "brokers": [{"name": "broker-0"}],
         "topics": topic_values,
+        "producers": [{"id": "producer"}],
         "groups": groups,
     })
 }
