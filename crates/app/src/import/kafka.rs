@@ -157,15 +157,7 @@ pub(super) fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
     }
     name_the_unnamed_group(&mut facts);
     let scenario = scenario(&mut facts, captures);
-    if let Err(errors) = mqviz_kafka::scenario::parse_scenario_value(&scenario) {
-        let first = errors.first().map(|e| format!("{}: {}", e.path, e.message)).unwrap_or_default();
-        return Err(ImportError {
-            file: captures.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
-            line: 0,
-            message: format!("the captures describe a cluster the Kafka model refuses: {first}"),
-        });
-    }
-    Ok(Imported { scenario, notes: facts.notes })
+    super::checked(scenario, facts.notes, captures, mqviz_kafka::scenario::parse_scenario_value, "a cluster the Kafka")
 }
 
 fn read_capture(c: &Capture, facts: &mut Facts) -> Result<(), ImportError> {

@@ -176,6 +176,28 @@ pub fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
     }
 }
 
+/// The scenario an importer wrote, checked by its model's own reader: a capture that describes
+/// something the model refuses is an error naming the captures, not a scenario that fails later.
+pub(crate) fn checked<T, E: fmt::Display>(
+    scenario: serde_json::Value,
+    notes: Vec<Note>,
+    captures: &[Capture],
+    read: impl Fn(&serde_json::Value) -> Result<T, Vec<E>>,
+    what: &str,
+) -> Result<Imported, ImportError> {
+    match read(&scenario) {
+        Ok(_) => Ok(Imported { scenario, notes }),
+        Err(errors) => Err(ImportError {
+            file: captures.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+            line: 0,
+            message: format!(
+                "the captures describe {what} the model refuses: {}",
+                errors.first().map(ToString::to_string).unwrap_or_default()
+            ),
+        }),
+    }
+}
+
 /// Lines with their 1-based numbers, without line ends.
 pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).enumerate().map(|(i, l)| (i + 1, l))

@@ -173,15 +173,7 @@ pub(super) fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
     }
     restore_cut_topics(&mut facts);
     let scenario = scenario(&mut facts, captures);
-    if let Err(errors) = mqviz_rocketmq::scenario::parse_scenario_value(&scenario) {
-        let first = errors.first().map(|e| format!("{}: {}", e.path, e.message)).unwrap_or_default();
-        return Err(ImportError {
-            file: captures.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
-            line: 0,
-            message: format!("the captures describe a group the RocketMQ model refuses: {first}"),
-        });
-    }
-    Ok(Imported { scenario, notes: facts.notes })
+    super::checked(scenario, facts.notes, captures, mqviz_rocketmq::scenario::parse_scenario_value, "a group the RocketMQ")
 }
 
 fn not_recognised(c: &Capture) -> ImportError {
@@ -198,13 +190,25 @@ fn not_recognised(c: &Capture) -> ImportError {
     }
 }
 
-/// Binary data is refused where it starts; control characters after a header are a note.
-fn binary(line: &str) -> bool {
-    line.chars().any(|ch| ch.is_control() && ch != '\t')
-}
-
-fn binary_error(c: &Capture, n: usize) -> ImportError {
-    ImportError { file: c.name.clone(), line: n, message: "binary data, not the text mqadmin prints".into() }
+/// A line worth reading, trimmed: `None` for a blank one, or for control characters once the
+/// capture was `recognised` (a note says so); before that, binary data is an error at its line.
+fn readable<'a>(raw: &'a str, recognised: bool, at: &At, facts: &mut Facts) -> Result<Option<&'a str>, ImportError> {
+    let line = raw.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    if !line.chars().any(|ch| ch.is_control() && ch != '\t') {
+        return Ok(Some(line));
+    }
+    if !recognised {
+        return Err(ImportError {
+            file: at.file.to_string(),
+            line: at.line,
+            message: "binary data, not the text mqadmin prints".into(),
+        });
+    }
+    facts.note(at, NoteKind::Unused, "control characters: not a row");
+    Ok(None)
 }
 
 fn read_progress(c: &Capture, facts: &mut Facts) -> Result<(), ImportError> {
@@ -213,17 +217,7 @@ fn read_progress(c: &Capture, facts: &mut Facts) -> Result<(), ImportError> {
     let mut rows = 0usize;
     for (n, raw) in numbered_lines(&c.text) {
         let at = At { file: &c.name, line: n };
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if binary(line) {
-            if layout.is_none() {
-                return Err(binary_error(c, n));
-            }
-            facts.note(&at, NoteKind::Unused, "control characters: not a row");
-            continue;
-        }
+        let Some(line) = readable(raw, layout.is_some(), &at, facts)? else { continue };
         if let Some(l) = progress_header(line) {
             layout = Some(l);
             continue;
@@ -382,17 +376,7 @@ fn read_connection(c: &Capture, facts: &mut Facts) -> Result<(), ImportError> {
     let mut recognised = false;
     for (n, raw) in numbered_lines(&c.text) {
         let at = At { file: &c.name, line: n };
-        let mut line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if binary(line) {
-            if !recognised {
-                return Err(binary_error(c, n));
-            }
-            facts.note(&at, NoteKind::Unused, "control characters: not a row");
-            continue;
-        }
+        let Some(mut line) = readable(raw, recognised, &at, facts)? else { continue };
         if line.starts_with("#ClientId") {
             recognised = true;
             in_table = false;
@@ -502,17 +486,7 @@ fn read_rebalance_log(c: &Capture, facts: &mut Facts) -> Result<(), ImportError>
     let mut any = false;
     for (n, raw) in numbered_lines(&c.text) {
         let at = At { file: &c.name, line: n };
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if binary(line) {
-            if !any {
-                return Err(binary_error(c, n));
-            }
-            facts.note(&at, NoteKind::Unused, "control characters: not a log line");
-            continue;
-        }
+        let Some(line) = readable(raw, any, &at, facts)? else { continue };
         if line.contains("broker rebalanced result changed.") {
             facts.note(&at, NoteKind::Unused, "a broker-side (POP) rebalance: not modelled");
             continue;

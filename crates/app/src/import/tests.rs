@@ -93,6 +93,28 @@ fn a_combined_import_reproduces_the_snapshot_at_t_1() {
     assert_eq!(report["consumers"]["fraud-2"]["memberId"], "Yl2qA3z4RxXr1bC2dE3fGh");
 }
 
+/// Every prefix of each capture (a table cut anywhere), and 300 copies with cells swapped for
+/// what captures mangle into them (`junk`, drawn from `seed`), read or fail cleanly: each result
+/// is a scenario or an error, never a panic.
+fn survives_cuts_and_manglings(texts: &[&String], seed: u64, junk: &[&str]) {
+    let one = |text: &str| import(&[Capture { name: "paste".into(), text: text.into(), format: Format::Auto }]);
+    for text in texts {
+        for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
+            let _ = one(&text[..cut]);
+        }
+    }
+    let mut rng = mqviz_engine::SplitMix64::new(seed);
+    for text in texts {
+        for _ in 0..300 {
+            let mangled: String = text
+                .split_inclusive(' ')
+                .map(|cell| if rng.next_u64() % 9 == 0 { junk[(rng.next_u64() % junk.len() as u64) as usize] } else { cell })
+                .collect();
+            let _ = one(&mangled);
+        }
+    }
+}
+
 #[test]
 fn bad_input_is_an_error_with_its_line_never_a_panic() {
     let one = |text: &str, format: Format| import(&[Capture { name: "paste".into(), text: text.into(), format }]);
@@ -114,25 +136,9 @@ fn bad_input_is_an_error_with_its_line_never_a_panic() {
     assert!(text.iter().any(|n| n.starts_with("paste:2: unused: partition 4294967295 is beyond")), "{text:?}");
     assert!(text.iter().any(|n| n.contains("CURRENT-OFFSET \"99999999999999999999\" is not an offset")), "{text:?}");
     assert_eq!(imported.scenario["topics"][0]["partitions"], 1);
-    // Every prefix of a real capture (a table cut anywhere) reads or fails cleanly.
     let members = std::fs::read_to_string(corpus().join("kafka/describe-members-state-3.7/members.txt")).unwrap();
-    for text in [&describe, &members] {
-        for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
-            let _ = one(&text[..cut], Format::Auto);
-        }
-    }
-    // Cells swapped for what captures mangle into them: every result is a scenario or an error.
-    let mut rng = mqviz_engine::SplitMix64::new(7);
     let junk = ["-", "(", ")", "/", ":", "(0,", "t(1),u(", "18446744073709551616", "", "é", "GROUP", "\t", "';"];
-    for text in [&describe, &members] {
-        for _ in 0..300 {
-            let mangled: String = text
-                .split_inclusive(' ')
-                .map(|cell| if rng.next_u64() % 9 == 0 { junk[(rng.next_u64() % junk.len() as u64) as usize] } else { cell })
-                .collect();
-            let _ = one(&mangled, Format::Auto);
-        }
-    }
+    survives_cuts_and_manglings(&[&describe, &members], 7, &junk);
     // A 50 MB paste of rows is read (well under a second for 10,000 partitions, measured apart).
     let big: String =
         std::iter::once("GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID\n".to_string())
@@ -222,24 +228,8 @@ fn bad_rocketmq_input_is_an_error_with_its_line_never_a_panic() {
     ])
     .unwrap_err();
     assert!(e.file == "b.txt" && e.line > 0 && e.message.contains("one group at a time"), "{e}");
-    // Every prefix of each capture (a table cut anywhere) reads or fails cleanly.
-    for text in [&progress, &connection, &log] {
-        for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)) {
-            let _ = one(&text[..cut], Format::Auto);
-        }
-    }
-    // Cells swapped for what captures mangle into them: every result is a scenario or an error.
-    let mut rng = mqviz_engine::SplitMix64::new(11);
     let junk = ["-", "N/A", "#", "[", "]", "MessageQueue [", "=", "4294967296", "-1", "", "é", "#Topic", "\t", ":", "%RETRY%"];
-    for text in [&progress, &connection, &log] {
-        for _ in 0..300 {
-            let mangled: String = text
-                .split_inclusive(' ')
-                .map(|cell| if rng.next_u64() % 9 == 0 { junk[(rng.next_u64() % junk.len() as u64) as usize] } else { cell })
-                .collect();
-            let _ = one(&mangled, Format::Auto);
-        }
-    }
+    survives_cuts_and_manglings(&[&progress, &connection, &log], 11, &junk);
     // Out-of-range numbers are set aside with a note.
     let odd = "#Topic  #Broker Name  #QID  #Broker Offset  #Consumer Offset  #Diff  #LastTime\n\
                T  broker-a  70000  5  4  1  N/A\n\
