@@ -299,7 +299,8 @@ fn progress_row(cols: &[String], line: &str) -> Result<ProgressRow, String> {
     if tokens.len() < fixed {
         return Err(format!("a cut row: {} cells where its header has {}", tokens.len(), cols.len()));
     }
-    let cell = |name: &str| cols.iter().position(|c| c == name).map(|i| tokens[i]);
+    // A header may name fewer columns than a row fills (a mangled one): a missing cell is none.
+    let cell = |name: &str| cols.iter().position(|c| c == name).and_then(|i| tokens.get(i).copied());
     let number = |name: &str| -> Result<i64, String> {
         let v = cell(name).ok_or_else(|| format!("no {name} column"))?;
         v.parse::<i64>().map_err(|_| format!("{v:?} in #{name} is not a number"))
@@ -559,6 +560,11 @@ fn read_rebalance_log(c: &Capture, facts: &mut Facts) -> Result<(), ImportError>
     Ok(())
 }
 
+/// A queue id within the scenario's limit (a larger one is no queue a scenario can hold).
+fn queue_id(text: &str) -> Option<u32> {
+    text.parse::<u32>().ok().filter(|q| u64::from(*q) < mqviz_rocketmq::scenario::MAX_QUEUES)
+}
+
 /// `[MessageQueue [topic=T, brokerName=B, queueId=0], ...]` (Java's `Set.toString()`).
 fn message_queues(text: &str) -> BTreeSet<Queue> {
     let mut out = BTreeSet::new();
@@ -568,8 +574,7 @@ fn message_queues(text: &str) -> BTreeSet<Queue> {
             let rest = &part[start..];
             Some(rest[..rest.find([',', ']']).unwrap_or(rest.len())].trim())
         };
-        if let (Some(t), Some(b), Some(q)) = (field("topic"), field("brokerName"), field("queueId").and_then(|q| q.parse().ok()))
-        {
+        if let (Some(t), Some(b), Some(q)) = (field("topic"), field("brokerName"), field("queueId").and_then(queue_id)) {
             out.insert((t.to_string(), b.to_string(), q));
         }
     }

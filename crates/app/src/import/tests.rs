@@ -264,3 +264,18 @@ fn rocketmq_captures_pasted_together_read_as_separate_files() {
     assert_eq!(without_description(together.scenario), without_description(apart.scenario));
     assert!(together.notes.iter().any(|n| n.text.contains("cut to 32 characters")), "{:?}", together.notes);
 }
+
+/// Found reading the code: a header whose looked-up column is its last, with a row one cell
+/// short, indexed past the row; a log line's queue id of u32::MAX overflowed the queue count.
+#[test]
+fn short_rocketmq_rows_and_huge_queue_ids_are_notes_not_panics() {
+    let one = |text: &str| import(&[Capture { name: "paste".into(), text: text.into(), format: Format::Auto }]);
+    let _ = one("#Topic  #Broker Name  #QID\nT b\n");
+    let _ = one("#Topic  #Broker Name  #QID  #Broker Offset  #Consumer Offset\nT b 0 5\n");
+    let log = "x rebalanced result changed. allocateMessageQueueStrategyName=AVG, group=g, topic=T, clientId=1.1.1.1@1, \
+               mqAllSize=1, cidAllSize=1, rebalanceResultSize=1, rebalanceResultSet=[MessageQueue [topic=T, brokerName=b, queueId=4294967295]]\n";
+    let imported = one(log);
+    if let Ok(i) = &imported {
+        assert!(i.scenario["topics"][0]["queues"].as_u64().unwrap_or(0) <= 65_536, "{}", i.scenario);
+    }
+}
