@@ -314,6 +314,19 @@ pub enum Event {
     EraNote {
         text: Box<str>,
     },
+    /// A subscription's cursor as the snapshot had it at t=0 (`world/snapshot.rs`).
+    CursorRestored {
+        partition: u32,
+        sub: u32,
+        mark_delete: i64,
+        /// Individually acked ranges above markDelete.
+        acked_ranges: u32,
+        backlog: u32,
+    },
+    /// A consumer that was connected before the snapshot, running from t=0 without a handshake.
+    ConsumerRestored {
+        consumer: u32,
+    },
 }
 
 // Two log entries per message: the build fails if an event grows past 32 bytes (a log entry
@@ -336,12 +349,13 @@ impl Event {
             Command { .. } | BudgetExceeded { .. } => "command",
             MessageStored { .. } | PublishRejected { .. } => "produce",
             ConsumerStarted { .. }
+            | ConsumerRestored { .. }
             | Subscribed { .. }
             | SubscribeFailed { .. }
             | ConsumerClosed { .. }
             | ClientError { .. }
             | ConsumerRemoved { .. } => "consumer",
-            CursorCreated { .. } | AcksApplied { .. } => "cursor",
+            CursorCreated { .. } | CursorRestored { .. } | AcksApplied { .. } => "cursor",
             Dispatched { .. } | Held { .. } | Flow { .. } => "dispatch",
             ConsumerBlocked { .. } | ConsumerUnblocked { .. } | SubscriptionBlocked { .. } => "dispatch",
             Received { .. } | ReachedEndOfTopic { .. } => "receive",
@@ -381,6 +395,7 @@ impl Event {
         use Event::*;
         match self {
             ConsumerStarted { consumer }
+            | ConsumerRestored { consumer }
             | Subscribed { consumer, .. }
             | SubscribeFailed { consumer, .. }
             | ConsumerClosed { consumer, .. }

@@ -178,6 +178,17 @@ impl SingleActiveDispatcher {
         Ok(effects)
     }
 
+    /// A consumer that was connected before a snapshot: it joins without a switch, and the
+    /// active consumer is the pick over everyone connected so far, as if it had always been.
+    pub fn restore(&mut self, member: FailoverMember) -> Result<(), SubscribeError> {
+        if self.mode == SingleActiveMode::Exclusive && !self.members.is_empty() {
+            return Err(SubscribeError::ExclusiveConsumerConnected);
+        }
+        self.members.push(member);
+        self.active = pick_active(&self.members, &self.pick).map(|i| self.members[i].consumer_id);
+        Ok(())
+    }
+
     /// A consumer leaves (close or disconnect): the pick runs again over those that remain, so even
     /// removing a passive consumer can move the active role (the modulo shifts).
     pub fn remove(&mut self, consumer_id: u64) -> Vec<SingleActiveEffect> {
@@ -286,5 +297,20 @@ mod tests {
         assert_eq!(d.add(member(2, "other", 0)), Err(SubscribeError::ExclusiveConsumerConnected));
         d.remove(1);
         assert_eq!(d.active, None);
+    }
+
+    #[test]
+    fn restored_members_join_without_a_switch_and_the_pick_holds() {
+        let mut d = SingleActiveDispatcher::new(SingleActiveMode::Failover, partitioned(1));
+        d.restore(member(1, "B", 0)).unwrap();
+        d.restore(member(2, "A", 0)).unwrap();
+        assert_eq!(d.active, Some(1), "partition 1 of [A, B] is B's");
+        assert!(!d.ignores_flow_and_redeliver(), "nothing is pending: the snapshot's active consumer was already active");
+        // A later joiner is an ordinary join: the pick moves and the switch waits for the delay.
+        let e = d.add(member(3, "AA", 0)).unwrap();
+        assert!(matches!(&e[..], [SingleActiveEffect::Switch(s)] if s.delay_ms == 1000));
+        let mut x = SingleActiveDispatcher::new(SingleActiveMode::Exclusive, partitioned(-1));
+        x.restore(member(1, "only", 0)).unwrap();
+        assert_eq!(x.restore(member(2, "other", 0)), Err(SubscribeError::ExclusiveConsumerConnected));
     }
 }

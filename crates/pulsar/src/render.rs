@@ -60,7 +60,8 @@ impl World {
         let out = &self.messages[m as usize].out;
         match self.producers.get(out.producer as usize) {
             Some(p) if out.producer != NO_PRODUCER => &p.name,
-            _ => out.copy.as_ref().map_or("client", |c| &c.by),
+            // Only dead-letter and retry copies, and the snapshot's entries, have no producer.
+            _ => out.copy.as_ref().map_or(super::world::SNAPSHOT_WRITER, |c| &c.by),
         }
     }
 
@@ -72,6 +73,23 @@ impl World {
         let sub = |x: u32, s: u32| self.subscription_name(x, s);
         let _ = match e {
             Command { text } => write!(out, "command {text}"),
+            ConsumerRestored { consumer } => {
+                let con = &self.consumers[*consumer as usize];
+                write!(
+                    out,
+                    "consumer {} was connected to {} / {} before the snapshot: running from t=0",
+                    con.name,
+                    self.topic_name(con.topic),
+                    con.subscription
+                )
+            }
+            CursorRestored { partition, sub: s, mark_delete, acked_ranges, backlog } => write!(
+                out,
+                "cursor {} / {} as the snapshot had it: markDelete {}, {acked_ranges} individually acked ranges above it, backlog {backlog}",
+                p(*partition),
+                sub(*partition, *s),
+                self.position(*partition, *mark_delete)
+            ),
             ConsumerStarted { consumer } => {
                 let con = &self.consumers[*consumer as usize];
                 write!(out, "consumer {} started on {} / {}", con.name, self.topic_name(con.topic), con.subscription)

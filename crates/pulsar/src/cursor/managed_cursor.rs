@@ -182,6 +182,29 @@ impl ManagedCursor {
         }
     }
 
+    /// A cursor as an admin tool saw it: `mark_delete` and the individually acked inclusive
+    /// `acked` ranges above it, over entries `0..=last_entry`. Reading restarts at markDelete+1,
+    /// as after a reconnect: what was read but not acked is read again. A range that starts right
+    /// after markDelete is folded into it, as upstream would have.
+    pub fn restore(mark_delete: i64, acked: &[(i64, i64)], last_entry: i64) -> ManagedCursor {
+        let mut cursor = ManagedCursor {
+            mark_delete,
+            acked_above: AckedAbove::new(mark_delete),
+            read_position: mark_delete + 1,
+            last_entry,
+            read_end: mark_delete + 1,
+        };
+        for &(first, last) in acked {
+            for p in first.max(mark_delete + 1)..=last.min(last_entry) {
+                if !cursor.acked_above.contains(p) {
+                    cursor.acked_above.insert(p);
+                }
+            }
+        }
+        cursor.absorb_acked_prefix();
+        cursor
+    }
+
     pub fn mark_delete(&self) -> i64 {
         self.mark_delete
     }
@@ -378,5 +401,16 @@ mod tests {
         assert_eq!(c.read_entries(10), vec![0, 3, 4, 5]);
         c.on_entry_added(6);
         assert_eq!(c.read_entries(10), vec![6]);
+    }
+
+    #[test]
+    fn a_restored_cursor_reads_the_holes_and_folds_a_leading_range() {
+        let c = ManagedCursor::restore(4, &[(7, 8), (11, 11)], 12);
+        assert_eq!(state(&c), (4, vec![7, 8, 11], 5));
+        let mut c = ManagedCursor::restore(4, &[(5, 6), (9, 9)], 12);
+        assert_eq!(c.mark_delete(), 6, "a range right after markDelete is folded into it");
+        assert_eq!(c.read_entries(10), vec![7, 8, 10, 11, 12]);
+        let c = ManagedCursor::restore(-1, &[], -1);
+        assert_eq!(state(&c), (-1, vec![], 0));
     }
 }

@@ -69,6 +69,25 @@ pub enum StickyKeySelector {
 }
 
 impl StickyKeySelector {
+    /// The selector a new Key_Shared subscription gets: STICKY's ranges, else AUTO_SPLIT by
+    /// `subscriptionKeySharedUseConsistentHashing` (with its replica points).
+    pub fn for_mode(
+        mode: crate::subscription::KeySharedMode,
+        consistent_hashing: bool,
+        replica_points: u32,
+    ) -> StickyKeySelector {
+        use crate::subscription::KeySharedMode;
+        match (mode, consistent_hashing) {
+            (KeySharedMode::Sticky, _) => StickyKeySelector::Sticky(
+                super::StickyRangeSelector::new(KEY_HASH_RANGE_SIZE).expect("65536 is a valid range size"),
+            ),
+            (KeySharedMode::AutoSplit, true) => StickyKeySelector::ConsistentHashing(ConsistentHashRing::new(replica_points)),
+            (KeySharedMode::AutoSplit, false) => StickyKeySelector::RangeSplit(
+                super::RangeSplitSelector::new(KEY_HASH_RANGE_SIZE).expect("65536 is a power of two"),
+            ),
+        }
+    }
+
     /// The inclusive range sticky hashes are folded into.
     pub fn key_hash_range(&self) -> (u32, u32) {
         match self {

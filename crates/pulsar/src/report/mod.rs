@@ -275,6 +275,9 @@ fn for_each_never_delivered(w: &World, mut f: impl FnMut(u32, u32, usize, usize,
             let part = &w.partitions[p as usize];
             let Some(s) = part.subscription(sub_name) else { continue };
             for (entry, e) in part.entries.iter().enumerate() {
+                if w.read_before_snapshot(p, s, entry as i64) {
+                    continue;
+                }
                 for m in e.first_msg..e.first_msg + e.messages {
                     if !received.contains(&m) && w.fates.get(m as usize) != Some(&Fate::DeadLettered) {
                         f(*t, p, s, entry, m);

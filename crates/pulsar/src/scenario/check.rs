@@ -92,6 +92,215 @@ pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
         }
     }
     check_segment_operations(s, paths, e);
+    if total + s.snapshot_entries() > MAX_MESSAGES_TOTAL {
+        e.push(
+            "$.topics",
+            format!(
+                "{} snapshot entries and {total} messages to send are more than the {MAX_MESSAGES_TOTAL} the simulator accepts",
+                s.snapshot_entries()
+            ),
+        );
+    }
+    check_snapshot(s, e);
+}
+
+/// A snapshot that cannot be consistent is refused: cursors past the ledger's end, a consumer
+/// connected twice or to a subscription it does not name, consumers of one subscription that
+/// disagree on its type, and an active consumer or hash ranges the broker would not give the
+/// consumers connected in this order.
+fn check_snapshot(s: &Scenario, e: &mut Errors) {
+    let mut seen: BTreeSet<(String, &str)> = BTreeSet::new();
+    let mut connected_anywhere: BTreeSet<&str> = BTreeSet::new();
+    for (i, sub) in s.subscriptions.iter().enumerate() {
+        let path = format!("$.subscriptions[{i}]");
+        let Some(t) = s.topics.iter().find(|t| t.is_named(&sub.topic)) else {
+            e.push(&format!("{path}.topic"), format!("unknown topic {:?}", sub.topic));
+            continue;
+        };
+        if !seen.insert((t.full_name(), sub.name.as_str())) {
+            e.push(&format!("{path}.name"), format!("subscription {:?} of {:?} is described twice", sub.name, sub.topic));
+        }
+        let partitions: Vec<String> = match t.kind {
+            TopicKind::NonPartitioned => vec![t.full_name()],
+            TopicKind::Partitioned { partitions } => {
+                (0..partitions).map(|p| crate::routing::partition_topic_name(&t.full_name(), p)).collect()
+            }
+            TopicKind::Scalable { .. } => {
+                e.push(&format!("{path}.topic"), "a scalable topic's subscriptions cannot start from a snapshot");
+                continue;
+            }
+        };
+        if sub.cursors.len() != partitions.len() {
+            e.push(
+                &format!("{path}.cursors"),
+                format!("{} cursors for {} partitions: give one per partition", sub.cursors.len(), partitions.len()),
+            );
+        }
+        for (p, c) in sub.cursors.iter().enumerate() {
+            let entries = t.snapshot.entries.get(p).copied().unwrap_or(0) as i64;
+            let cp = format!("{path}.cursors[{p}]");
+            if c.mark_delete >= entries {
+                e.push(
+                    &format!("{cp}.markDeletePosition"),
+                    format!("entry {} is past the ledger's last entry ({})", c.mark_delete, entries - 1),
+                );
+            }
+            if let Some((j, (_, last))) = c.acked.iter().enumerate().find(|(_, (_, b))| *b >= entries) {
+                e.push(
+                    &format!("{cp}.individuallyDeleted[{j}]"),
+                    format!("entry {last} is past the ledger's last entry ({})", entries - 1),
+                );
+            }
+        }
+        // The connected consumers, in connection order.
+        let mut members: Vec<&ConsumerSpec> = Vec::new();
+        for (j, name) in sub.connected.iter().enumerate() {
+            let cp = format!("{path}.connected[{j}]");
+            let Some(c) = s.consumers.iter().find(|c| &c.name == name) else {
+                e.push(&cp, format!("unknown consumer {name:?} (a connected consumer is one of $.consumers)"));
+                continue;
+            };
+            if !connected_anywhere.insert(name) {
+                e.push(&cp, format!("consumer {name:?} is connected twice"));
+                continue;
+            }
+            if !t.is_named(&c.topic) || c.subscription != sub.name {
+                e.push(
+                    &cp,
+                    format!("consumer {name:?} subscribes {} / {}, not {} / {}", c.topic, c.subscription, sub.topic, sub.name),
+                );
+                continue;
+            }
+            if let Some(first) = members.first() {
+                let (a, b) = (first.subscription_type(), c.subscription_type());
+                let modes = (first.key_shared().map(|k| k.mode), c.key_shared().map(|k| k.mode));
+                if a != b || modes.0 != modes.1 {
+                    e.push(
+                        &cp,
+                        format!(
+                            "consumer {name:?} connects as {}, but {} holds the subscription as {}",
+                            b.name(),
+                            first.name,
+                            a.name()
+                        ),
+                    );
+                    continue;
+                }
+                if a == crate::subscription::SubscriptionType::Exclusive {
+                    e.push(&cp, format!("an Exclusive subscription has one consumer: {} holds it", first.name));
+                    continue;
+                }
+            }
+            members.push(c);
+        }
+        check_active_consumers(s, sub, &members, &partitions, &path, e);
+        check_key_hash_ranges(s, sub, &members, &path, e);
+    }
+}
+
+/// `activeConsumers` must be what `pickAndScheduleActiveConsumer` gives the connected consumers.
+fn check_active_consumers(
+    s: &Scenario,
+    sub: &SubscriptionSnapshot,
+    members: &[&ConsumerSpec],
+    partitions: &[String],
+    path: &str,
+    e: &mut Errors,
+) {
+    use crate::failover::{pick_active, ActivePickConfig, FailoverMember};
+    use crate::subscription::SubscriptionType;
+    if sub.active_consumers.is_empty() {
+        return;
+    }
+    let ap = format!("{path}.activeConsumers");
+    let single = members.first().map(|c| c.subscription_type());
+    if !matches!(single, Some(SubscriptionType::Exclusive | SubscriptionType::Failover)) {
+        e.push(&ap, "only the connected consumers of an Exclusive or Failover subscription have an active consumer");
+        return;
+    }
+    if sub.active_consumers.len() != partitions.len() {
+        e.push(
+            &ap,
+            format!(
+                "{} active consumers for {} partitions: give one per partition",
+                sub.active_consumers.len(),
+                partitions.len()
+            ),
+        );
+        return;
+    }
+    let failover: Vec<FailoverMember> = members
+        .iter()
+        .enumerate()
+        .map(|(i, c)| FailoverMember { consumer_id: i as u64, name: c.name.clone(), priority: c.priority_level })
+        .collect();
+    let partitioned = partitions.len() > 1
+        || s.topics.iter().any(|t| t.is_named(&sub.topic) && matches!(t.kind, TopicKind::Partitioned { .. }));
+    for (p, (claimed, partition)) in sub.active_consumers.iter().zip(partitions).enumerate() {
+        let config = ActivePickConfig {
+            partition_index: if partitioned { p as i32 } else { -1 },
+            topic_name: partition.clone(),
+            consistent_hashing_for_partitions: s.config.failover_consistent_hashing,
+            era: s.config.failover_era,
+        };
+        let picked = pick_active(&failover, &config).map(|i| members[i].name.clone());
+        if *claimed != picked {
+            let said = |x: &Option<String>| x.clone().unwrap_or_else(|| "nobody".into());
+            e.push(
+                &format!("{ap}[{p}]"),
+                format!(
+                    "the broker makes {} active on {partition} with these consumers connected ({}); the snapshot says {}",
+                    said(&picked),
+                    members.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+                    said(claimed)
+                ),
+            );
+        }
+    }
+}
+
+/// `keyHashRanges` must be what the Key_Shared selector gives the connected consumers, joined in order.
+fn check_key_hash_ranges(s: &Scenario, sub: &SubscriptionSnapshot, members: &[&ConsumerSpec], path: &str, e: &mut Errors) {
+    use crate::key_shared::StickyKeySelector;
+    if sub.key_hash_ranges.is_empty() {
+        return;
+    }
+    let kp = format!("{path}.keyHashRanges");
+    let Some(policy) = members.first().and_then(|c| c.key_shared()) else {
+        e.push(&kp, "only the connected consumers of a Key_Shared subscription have hash ranges");
+        return;
+    };
+    let mut selector =
+        StickyKeySelector::for_mode(policy.mode, s.config.key_shared_consistent_hashing, s.config.key_shared_replica_points);
+    for (i, c) in members.iter().enumerate() {
+        let ranges = c.key_shared().map(|k| k.ranges.as_slice()).filter(|r| !r.is_empty());
+        if let Err(err) = selector.add(i as u64, &c.name, ranges) {
+            e.push(&format!("{path}.connected[{i}]"), format!("{} cannot join: {err}", c.name));
+            return;
+        }
+    }
+    let given = selector.ranges_by_consumer();
+    for (name, claimed) in &sub.key_hash_ranges {
+        let rp = format!("{kp}[{name:?}]");
+        let Some(i) = members.iter().position(|c| &c.name == name) else {
+            e.push(&rp, format!("{name:?} is not a connected consumer of this subscription"));
+            continue;
+        };
+        let mut claimed = claimed.clone();
+        claimed.sort_unstable();
+        let got = given.get(&(i as u64)).cloned().unwrap_or_default();
+        if claimed != got {
+            let text = |r: &[(u32, u32)]| r.iter().map(|(a, b)| format!("[{a}, {b}]")).collect::<Vec<_>>().join(", ");
+            let shown: String = if got.len() > 6 { format!("{} ranges from {}", got.len(), text(&got[..3])) } else { text(&got) };
+            e.push(
+                &rp,
+                format!(
+                    "the broker gives {name} {shown} with these consumers joined in this order; the snapshot says {}",
+                    text(&claimed)
+                ),
+            );
+        }
+    }
 }
 
 fn check_consumer_fits_topic(c: &ConsumerSpec, t: &TopicSpec, p: &str, e: &mut Errors) {

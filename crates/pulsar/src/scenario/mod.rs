@@ -48,6 +48,8 @@ pub struct Scenario {
     pub producers: Vec<ProducerSpec>,
     pub consumers: Vec<ConsumerSpec>,
     pub timeline: Vec<TimedAction>,
+    /// Subscriptions as an admin tool saw them at t=0 (`docs/scenario-format.md`, "Snapshots (Pulsar)").
+    pub subscriptions: Vec<SubscriptionSnapshot>,
     /// `memoryBudgetMb`: what the run may hold before it stops cleanly (`mqviz_engine::budget`).
     pub memory_budget_mb: Option<u64>,
 }
@@ -126,6 +128,52 @@ pub struct TopicSpec {
     /// As written in the scenario (short names are completed by `full_topic_name`).
     pub name: String,
     pub kind: TopicKind,
+    /// What the topic held at t=0 (empty: nothing).
+    pub snapshot: TopicSnapshot,
+}
+
+/// A topic's ledgers at t=0: `entries[p]` entries in partition `p` (one message each), keyed by
+/// `backlog_key` (a template; `None`: no key).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicSnapshot {
+    pub entries: Vec<u64>,
+    pub backlog_key: Option<String>,
+}
+
+/// One durable subscription at t=0: its cursor on every partition, the consumers connected to it
+/// (in the order they connected), and what the broker showed of its dispatcher, to be checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionSnapshot {
+    pub topic: String,
+    pub name: String,
+    /// One per partition (one for a non-partitioned topic).
+    pub cursors: Vec<CursorSnapshot>,
+    /// Consumer names, in connection order.
+    pub connected: Vec<String>,
+    /// Exclusive/Failover: the active consumer per partition, as `activeConsumerName` said.
+    pub active_consumers: Vec<Option<String>>,
+    /// Key_Shared: each consumer's hash ranges, as `keyHashRanges` said.
+    pub key_hash_ranges: Vec<(String, Vec<(u32, u32)>)>,
+}
+
+/// A cursor at t=0: `markDeletePosition` and the `individuallyDeletedMessages` above it, as
+/// inclusive entry ranges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CursorSnapshot {
+    pub mark_delete: i64,
+    pub acked: Vec<(i64, i64)>,
+}
+
+impl Scenario {
+    /// Entries the snapshot puts in the ledgers at t=0.
+    pub fn snapshot_entries(&self) -> u64 {
+        self.topics.iter().flat_map(|t| &t.snapshot.entries).sum()
+    }
+
+    /// The snapshot's description of subscription `name` on topic `topic` (as referenced), if any.
+    pub fn subscription_snapshot(&self, topic: &TopicSpec, name: &str) -> Option<&SubscriptionSnapshot> {
+        self.subscriptions.iter().find(|s| s.name == name && topic.is_named(&s.topic))
+    }
 }
 
 impl TopicSpec {

@@ -9,7 +9,10 @@ use super::*;
 use crate::defaults::{ACKNOWLEDGEMENTS_GROUP_TIME_MS, ACK_TIMEOUT_MIN_MS, NEGATIVE_ACK_REDELIVERY_DELAY_MS};
 use crate::hash::KEY_HASH_RANGE_SIZE;
 use mqviz_engine::json_path::{as_str, as_u64_in, parse_json, type_name, Errors, Obj, PathError};
-use mqviz_engine::scenario::{bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_TIME};
+use mqviz_engine::scenario::{
+    bounded, non_empty, read_envelope, MAX_LATENCY, MAX_MESSAGES_PER_SEND, MAX_MESSAGES_TOTAL, MAX_TIME,
+};
+use std::collections::BTreeSet;
 
 /// Parses scenario text. `Err` lists every problem found, each with its JSON path.
 pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<PathError>> {
@@ -83,6 +86,30 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
             timeline.push((a, p));
         }
     }
+    let subscriptions: Vec<SubscriptionSnapshot> = bounded(o.array("subscriptions", e), "$.subscriptions", e)
+        .into_iter()
+        .filter_map(|(p, v)| read_subscription_snapshot(v, &p, e))
+        .collect();
+    // A connected consumer is running at t=0: the world restores it rather than starting it.
+    let connected: BTreeSet<&str> = subscriptions.iter().flat_map(|s| s.connected.iter().map(String::as_str)).collect();
+    if let Some(Value::Array(raw)) = v.get("consumers") {
+        for (i, c) in raw.iter().enumerate() {
+            let named = c.get("name").and_then(Value::as_str).is_some_and(|n| connected.contains(n));
+            if !named {
+                continue;
+            }
+            if c.get("startAt").is_some_and(|x| !x.is_null()) {
+                e.push(
+                    &format!("$.consumers[{i}].startAt"),
+                    "a consumer connected in the snapshot runs from t=0: remove its startAt",
+                );
+            }
+            let own = format!("$.consumers[{i}]");
+            timeline.retain(|(a, p): &(TimedAction, String)| {
+                !(a.at == 0 && *p == own && matches!(a.action, Action::StartConsumer { .. }))
+            });
+        }
+    }
     // Stable: equal times keep file order (consumer lifecycle first, then the timeline).
     timeline.stable_sort_by_key(|(a, _)| a.at);
     let (timeline, paths): (Vec<TimedAction>, Vec<String>) = timeline.into_iter().unzip();
@@ -101,6 +128,7 @@ fn read_scenario(v: &Value, e: &mut Errors) -> Option<(Scenario, Vec<String>)> {
         producers,
         consumers,
         timeline,
+        subscriptions,
         memory_budget_mb,
     };
     Some((scenario, paths))
@@ -220,6 +248,19 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
     let name = o.req_str("name", e).map(str::to_string);
     let partitions = o.u64_in("partitions", 0, MAX_PARTITIONS, e);
     let segments = o.u64_in("segments", 1, MAX_INITIAL_SEGMENTS, e);
+    let entries_path = o.child_path("entries");
+    let entries = match o.get("entries") {
+        None => Vec::new(),
+        // A non-partitioned topic's one ledger may be given as a number.
+        Some(Value::Number(_)) => {
+            as_u64_in(o.get("entries").unwrap_or(&Value::Null), &entries_path, 0, MAX_MESSAGES_TOTAL, e).into_iter().collect()
+        }
+        Some(_) => bounded(o.array("entries", e), &entries_path, e)
+            .into_iter()
+            .filter_map(|(p, v)| as_u64_in(v, &p, 0, MAX_MESSAGES_TOTAL, e))
+            .collect(),
+    };
+    let backlog_key = o.str("backlogKey", e).map(str::to_string);
     o.finish(e);
     let kind = match (partitions, segments) {
         (Some(_), Some(_)) => {
@@ -240,7 +281,140 @@ fn read_topic(v: &Value, path: &str, e: &mut Errors) -> Option<TopicSpec> {
             );
         }
     }
-    Some(TopicSpec { name, kind })
+    let expected = match kind {
+        TopicKind::NonPartitioned => 1,
+        TopicKind::Partitioned { partitions } => partitions as usize,
+        TopicKind::Scalable { .. } => 0,
+    };
+    if !entries.is_empty() && expected == 0 {
+        e.push(&entries_path, "a scalable topic cannot start from a snapshot (its segments' stats are not read yet)");
+    } else if !entries.is_empty() && entries.len() != expected {
+        e.push(&entries_path, format!("{} entry counts for {expected} partitions: give one per partition", entries.len()));
+    }
+    if backlog_key.is_some() && entries.is_empty() {
+        e.push(&format!("{path}.backlogKey"), "backlogKey keys the snapshot's entries: give \"entries\" too");
+    }
+    Some(TopicSpec { name, kind, snapshot: TopicSnapshot { entries, backlog_key } })
+}
+
+/// One of `$.subscriptions`: a durable subscription at t=0 (cross-checked in `check.rs`).
+fn read_subscription_snapshot(v: &Value, path: &str, e: &mut Errors) -> Option<SubscriptionSnapshot> {
+    let mut o = Obj::new(v, path, e)?;
+    let topic = o.req_str("topic", e).map(str::to_string);
+    let name = o.req_str("name", e).map(str::to_string);
+    let cursors_path = o.child_path("cursors");
+    let cursors: Vec<CursorSnapshot> =
+        bounded(o.array("cursors", e), &cursors_path, e).into_iter().filter_map(|(p, v)| read_cursor(v, &p, e)).collect();
+    if o.get("cursors").is_none() {
+        e.push(&cursors_path, "required field is missing (one cursor per partition)");
+    }
+    let names = |o: &mut Obj, key: &'static str, e: &mut Errors| -> Vec<Option<String>> {
+        let p = o.child_path(key);
+        bounded(o.array(key, e), &p, e)
+            .into_iter()
+            .map(|(p, v)| match v {
+                Value::Null => None,
+                v => as_str(v, &p, e).map(str::to_string),
+            })
+            .collect()
+    };
+    let connected: Vec<String> = names(&mut o, "connected", e).into_iter().flatten().collect();
+    let active_consumers = names(&mut o, "activeConsumers", e);
+    let mut key_hash_ranges = Vec::new();
+    if let Some(v) = o.get("keyHashRanges") {
+        let p = o.child_path("keyHashRanges");
+        match v {
+            Value::Object(map) => {
+                for (consumer, ranges) in map {
+                    let rp = format!("{p}[{consumer:?}]");
+                    key_hash_ranges.push((consumer.clone(), read_ranges(ranges, &rp, e)));
+                }
+            }
+            other => e.push(&p, format!("expected an object of consumer -> ranges, found {}", type_name(other))),
+        }
+    }
+    o.finish(e);
+    Some(SubscriptionSnapshot {
+        topic: topic?,
+        name: non_empty(name?, &format!("{path}.name"), e)?,
+        cursors,
+        connected,
+        active_consumers,
+        key_hash_ranges,
+    })
+}
+
+/// Inclusive hash ranges `[[start, end], ...]` in `[0, 65535]`.
+fn read_ranges(v: &Value, path: &str, e: &mut Errors) -> Vec<(u32, u32)> {
+    let Value::Array(items) = v else {
+        e.push(path, format!("expected a list of ranges [start, end], found {}", type_name(v)));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, r) in items.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        match r {
+            Value::Array(pair) if pair.len() == 2 => {
+                let hi = u64::from(KEY_HASH_RANGE_SIZE - 1);
+                let (s, t) =
+                    (as_u64_in(&pair[0], &format!("{p}[0]"), 0, hi, e), as_u64_in(&pair[1], &format!("{p}[1]"), 0, hi, e));
+                match (s, t) {
+                    (Some(s), Some(t)) if s <= t => out.push((s as u32, t as u32)),
+                    (Some(s), Some(t)) => e.push(&p, format!("range [{s}, {t}] starts after its end")),
+                    _ => {}
+                }
+            }
+            other => e.push(&p, format!("expected a range [start, end], found {}", type_name(other))),
+        }
+    }
+    out
+}
+
+/// A cursor: `{"markDeletePosition": entry, "individuallyDeleted": [[from, to], ...]}`.
+fn read_cursor(v: &Value, path: &str, e: &mut Errors) -> Option<CursorSnapshot> {
+    let mut o = Obj::new(v, path, e)?;
+    let md_path = o.child_path("markDeletePosition");
+    let mark_delete = match o.required("markDeletePosition", e) {
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(x) if (-1..MAX_MESSAGES_TOTAL as i64).contains(&x) => Some(x),
+            _ => {
+                e.push(&md_path, format!("expected an entry index from -1 (nothing acked), found {n}"));
+                None
+            }
+        },
+        Some(other) => {
+            e.push(&md_path, format!("expected a number, found {}", type_name(other)));
+            None
+        }
+        None => None,
+    };
+    let acked_path = o.child_path("individuallyDeleted");
+    let mut acked = Vec::new();
+    for (p, r) in bounded(o.array("individuallyDeleted", e), &acked_path, e) {
+        match r {
+            Value::Array(pair) if pair.len() == 2 => {
+                let hi = MAX_MESSAGES_TOTAL;
+                if let (Some(a), Some(b)) =
+                    (as_u64_in(&pair[0], &format!("{p}[0]"), 0, hi, e), as_u64_in(&pair[1], &format!("{p}[1]"), 0, hi, e))
+                {
+                    acked.push((a as i64, b as i64, p));
+                }
+            }
+            other => e.push(&p, format!("expected an entry range [first, last], found {}", type_name(other))),
+        }
+    }
+    o.finish(e);
+    let mark_delete = mark_delete?;
+    let mut last = mark_delete;
+    for (a, b, p) in &acked {
+        if a > b {
+            e.push(p, format!("range [{a}, {b}] starts after its end"));
+        } else if *a <= last {
+            e.push(p, format!("range [{a}, {b}] is not above markDeletePosition and the ranges before it (entry {last}): the ranges are ascending and disjoint"));
+        }
+        last = last.max(*b);
+    }
+    Some(CursorSnapshot { mark_delete, acked: acked.into_iter().map(|(a, b, _)| (a, b)).collect() })
 }
 
 fn kind_word(kind: &TopicKind) -> &'static str {

@@ -36,7 +36,7 @@ impl World {
     }
 
     /// Logs the dispatcher's new active consumer; false when there is none.
-    fn announce_active(&mut self, partition: u32, s: u32, delay_ms: Option<u64>) -> bool {
+    pub(super) fn announce_active(&mut self, partition: u32, s: u32, delay_ms: Option<u64>) -> bool {
         let sub = &self.partitions[partition as usize].subscriptions[s as usize];
         let Some(Dispatcher::Single(d)) = &sub.dispatcher else { return false };
         let Some(active_id) = d.active else { return false };

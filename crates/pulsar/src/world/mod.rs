@@ -26,12 +26,14 @@ mod produce;
 pub mod ranges;
 mod redelivery;
 mod scalable;
+mod snapshot;
 pub mod state;
 mod subscribe;
 
 pub use dispatch::hold_reason_text;
 pub use keys::{KeyId, KeyTable};
 pub use ranges::ranges_text;
+pub use snapshot::SNAPSHOT_WRITER;
 pub use state::*;
 
 /// Sealed-segment GC period (PR #25668).
@@ -276,7 +278,8 @@ impl World {
             budget_stop: None,
         };
         // Room for the messages the scenario announces (bounded: a run may stop early).
-        let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum();
+        let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum::<u64>()
+            + scenario.snapshot_entries();
         let expected = announced.min(RESERVE_AT_MOST) as usize;
         w.messages.reserve(expected);
         w.fates.reserve(expected);
@@ -292,6 +295,7 @@ impl World {
         for c in &scenario.consumers {
             w.create_consumer(c.clone());
         }
+        w.restore_snapshot();
         for (pi, p) in scenario.producers.iter().enumerate() {
             for (si, s) in p.sends.iter().enumerate() {
                 if s.count > 0 {

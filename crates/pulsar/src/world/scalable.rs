@@ -50,16 +50,6 @@ impl World {
         }
     }
 
-    fn group_of(&mut self, t: u32, sub: &Name) -> u32 {
-        match self.groups.iter().position(|(x, n)| *x == t && n == sub) {
-            Some(g) => g as u32,
-            None => {
-                self.groups.push((t, sub.clone()));
-                self.groups.len() as u32 - 1
-            }
-        }
-    }
-
     /// A STREAM consumer registers with its subscription's coordinator (created with the drain
     /// checker, as the controller does for STREAM).
     pub(super) fn stream_register(&mut self, c: u32) {

@@ -75,6 +75,11 @@ impl Message {
         self.out.ordering_key.or(self.out.key)
     }
 
+    /// Whether the message was in a ledger at t=0 (a snapshot's entry: no producer, not a copy).
+    pub fn is_from_snapshot(&self) -> bool {
+        self.out.producer == NO_PRODUCER && self.out.copy.is_none()
+    }
+
     /// The original this message is a copy of (itself when it is not a copy).
     pub fn root(&self, me: MsgId) -> MsgId {
         self.out.copy.as_ref().map_or(me, |c| c.origin)
@@ -135,6 +140,9 @@ pub struct Subscription {
     pub cursor: ManagedCursor,
     /// markDelete when the cursor was created: entries up to it were never meant for this subscription.
     pub initial_mark_delete: i64,
+    /// A cursor restored from a snapshot, as it was at t=0: what it had acked was read before
+    /// the snapshot, so the run owes it nothing (`World::read_before_snapshot`).
+    pub read_before_snapshot: Option<Box<ManagedCursor>>,
     pub created_event: EventId,
     pub sub_type: SubscriptionType,
     pub key_shared: KeySharedPolicy,

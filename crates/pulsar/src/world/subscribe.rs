@@ -12,11 +12,7 @@ use crate::cursor::{DeadLetterPolicy, InitialPosition, ManagedCursor, NackDelay,
 use crate::defaults::MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS;
 use crate::events::{Event, Name};
 use crate::failover::{ActivePickConfig, FailoverMember, SingleActiveDispatcher, SingleActiveMode};
-use crate::hash::KEY_HASH_RANGE_SIZE;
-use crate::key_shared::{
-    ConsistentHashRing, JoinContext, KeySharedConfig, KeySharedDispatcher, RangeSplitSelector, StickyKeySelector,
-    StickyRangeSelector,
-};
+use crate::key_shared::{JoinContext, KeySharedConfig, KeySharedDispatcher, StickyKeySelector};
 use crate::scalable::queue_segments;
 use crate::scenario::ScalableConsumerType;
 use crate::shared_dispatch::{SharedConsumer, SharedDispatchLimits};
@@ -27,19 +23,10 @@ impl World {
     /// (Re)starts a consumer: one v4 consumer per partition, per segment (QUEUE), or a
     /// registration with the coordinator (STREAM).
     pub(super) fn start_consumer(&mut self, c: u32) {
-        let con = &mut self.consumers[c as usize];
-        if con.running() {
+        if !self.begin_incarnation(c) {
             return;
         }
-        con.state = ClientState::Running;
-        con.failure = None;
-        con.incarnation += 1;
-        con.attachments.clear();
-        con.incoming.clear();
-        con.processing = None;
-        con.pending_acks.clear();
-        con.flush_scheduled = false;
-        con.assigned_segments.clear();
+        let con = &self.consumers[c as usize];
         let (topic, subscription) = (con.topic, con.subscription.clone());
         let spec = con.spec.clone();
         self.emit(Event::ConsumerStarted { consumer: c });
@@ -72,6 +59,31 @@ impl World {
                 }
             }
         }
+        self.start_client_side(c);
+    }
+
+    /// A new incarnation of a consumer that is not running: its client state starts empty.
+    /// False when it is running already.
+    pub(super) fn begin_incarnation(&mut self, c: u32) -> bool {
+        let con = &mut self.consumers[c as usize];
+        if con.running() {
+            return false;
+        }
+        con.state = ClientState::Running;
+        con.failure = None;
+        con.incarnation += 1;
+        con.attachments.clear();
+        con.incoming.clear();
+        con.processing = None;
+        con.pending_acks.clear();
+        con.flush_scheduled = false;
+        con.assigned_segments.clear();
+        true
+    }
+
+    /// What a started client opens besides its topic: the retry topic, the ack-timeout ticks.
+    pub(super) fn start_client_side(&mut self, c: u32) {
+        let spec = self.consumers[c as usize].spec.clone();
         if spec.enable_retry {
             let retry = self.retry_partition(c);
             self.consumers[c as usize].retry_partition = Some(retry);
@@ -119,6 +131,15 @@ impl World {
 
     /// The client opens a v4 consumer on one partition or segment; the broker hears of it after the latency.
     pub(super) fn attach(&mut self, c: u32, partition: u32) -> u32 {
+        let a = self.open_attachment(c, partition);
+        let con = &self.consumers[c as usize];
+        let (inc, latency) = (con.incarnation, con.latency);
+        self.schedule(latency, Action::SubscribeArrive { consumer: c, incarnation: inc, attachment: a });
+        a
+    }
+
+    /// The client's side of a v4 consumer on `partition`, not yet subscribed.
+    pub(super) fn open_attachment(&mut self, c: u32, partition: u32) -> u32 {
         let consumer_id = self.next_consumer_id;
         self.next_consumer_id += 1;
         let topic_partitions = {
@@ -165,10 +186,7 @@ impl World {
             dead_letter_candidates: Default::default(),
             dead_letter,
         });
-        let a = con.attachments.len() as u32 - 1;
-        let (inc, latency) = (con.incarnation, con.latency);
-        self.schedule(latency, Action::SubscribeArrive { consumer: c, incarnation: inc, attachment: a });
-        a
+        con.attachments.len() as u32 - 1
     }
 
     /// The subscription named `name` on `partition`, created with its cursor at `initial` when new.
@@ -177,13 +195,7 @@ impl World {
             return s as u32;
         }
         let topic = self.partitions[partition as usize].topic;
-        let group = match self.groups.iter().position(|(t, n)| *t == topic && n == name) {
-            Some(g) => g as u32,
-            None => {
-                self.groups.push((topic, name.clone()));
-                self.groups.len() as u32 - 1
-            }
-        };
+        let group = self.group_of(topic, name);
         let part = &self.partitions[partition as usize];
         let cursor = ManagedCursor::create(initial, 0, part.last_entry());
         // The subscription is pushed right below, at this index.
@@ -195,14 +207,39 @@ impl World {
             mark_delete: cursor.mark_delete(),
             backlog: u32::try_from(cursor.backlog()).unwrap_or(u32::MAX),
         });
-        let part = &mut self.partitions[partition as usize];
         let initial_mark_delete = cursor.mark_delete();
+        self.push_subscription(partition, name, group, cursor, initial_mark_delete, event)
+    }
+
+    /// The group (`View::groups` entry) of subscription `name` on `topic`, registered on first use.
+    pub(super) fn group_of(&mut self, topic: u32, name: &Name) -> u32 {
+        match self.groups.iter().position(|(t, n)| *t == topic && n == name) {
+            Some(g) => g as u32,
+            None => {
+                self.groups.push((topic, name.clone()));
+                self.groups.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Adds a subscription with `cursor` to `partition`; its index.
+    pub(super) fn push_subscription(
+        &mut self,
+        partition: u32,
+        name: &Name,
+        group: u32,
+        cursor: ManagedCursor,
+        initial_mark_delete: i64,
+        created_event: mqviz_engine::EventId,
+    ) -> u32 {
+        let part = &mut self.partitions[partition as usize];
         part.subscriptions.push(Subscription {
             name: name.clone(),
             group,
             initial_mark_delete,
+            read_before_snapshot: None,
             cursor,
-            created_event: event,
+            created_event,
             sub_type: SubscriptionType::Exclusive,
             key_shared: KeySharedPolicy::default(),
             dispatcher: None,
@@ -216,7 +253,7 @@ impl World {
         part.subscriptions.len() as u32 - 1
     }
 
-    fn new_dispatcher(&self, partition: u32, ty: SubscriptionType, policy: KeySharedPolicy) -> Dispatcher {
+    pub(super) fn new_dispatcher(&self, partition: u32, ty: SubscriptionType, policy: KeySharedPolicy) -> Dispatcher {
         let config = &self.scenario.config;
         let part = &self.partitions[partition as usize];
         match ty {
@@ -239,17 +276,11 @@ impl World {
                 max_unacked_per_subscription: config.max_unacked_per_subscription,
             })),
             SubscriptionType::KeyShared => {
-                let selector = match (policy.mode, config.key_shared_consistent_hashing) {
-                    (KeySharedMode::Sticky, _) => StickyKeySelector::Sticky(
-                        StickyRangeSelector::new(KEY_HASH_RANGE_SIZE).expect("65536 is a valid range size"),
-                    ),
-                    (KeySharedMode::AutoSplit, true) => {
-                        StickyKeySelector::ConsistentHashing(ConsistentHashRing::new(config.key_shared_replica_points))
-                    }
-                    (KeySharedMode::AutoSplit, false) => StickyKeySelector::RangeSplit(
-                        RangeSplitSelector::new(KEY_HASH_RANGE_SIZE).expect("65536 is a power of two"),
-                    ),
-                };
+                let selector = StickyKeySelector::for_mode(
+                    policy.mode,
+                    config.key_shared_consistent_hashing,
+                    config.key_shared_replica_points,
+                );
                 let ks_config = KeySharedConfig {
                     allow_out_of_order_delivery: policy.allow_out_of_order_delivery,
                     classic: config.key_shared_classic,
@@ -327,7 +358,7 @@ impl World {
     /// Adds a consumer to the subscription's dispatcher. On success returns what to do once the
     /// consumer is announced (a Failover switch, Key_Shared range changes).
     #[allow(clippy::type_complexity)]
-    fn add_to_dispatcher(
+    pub(super) fn add_to_dispatcher(
         &mut self,
         partition: u32,
         s: u32,
