@@ -172,3 +172,46 @@ test('reviewing an edit of an imported RocketMQ group shows the verdict above th
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+/// Who is active on each partition, from the Pulsar flow-control table.
+async function actives(page) {
+  return page.$$eval('[data-testid="flow-table"] td[data-role="active"]', (l) =>
+    Object.fromEntries(l.map((td) => [td.dataset.on, td.closest('tr').dataset.consumer])),
+  );
+}
+
+test('pasted pulsar-admin stats and stats-internal open as a Pulsar run with its active consumers and cursors at t=0', async () => {
+  const { page, errors } = await openPage(ctx);
+  const dir = join(here, '..', 'tests', 'import', 'pulsar', 'stats-3.0-failover-partitioned');
+  const pasted = ['partitioned-stats.txt', 'partitioned-stats-internal.txt'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  await page.click('[data-testid="import-open"]');
+  await page.waitForSelector('[data-testid="import-dialog"]');
+  await page.fill('[data-testid="import-text"]', pasted);
+  await page.click('[data-testid="import-read"]');
+  await page.waitForSelector('[data-testid="import-summary"]');
+  const notes = await page.$$eval('[data-testid="import-notes"] li', (li) => li.map((l) => l.textContent));
+  assert.ok(notes.some((n) => /read: persistent:\/\/acme\/retail\/orders-partition-1 \/ billing: markDelete 58:1150 is entry 6130; 1 individually acked range/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /read: persistent:\/\/acme\/retail\/orders-partition-1 \/ billing: Failover, 2 consumers .* active billing-worker-2/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /^paste:1: unused: not JSON from pulsar-admin: pulsar@pulsar-toolset-0/.test(n)), notes.join('\n'));
+  await page.screenshot({ path: join(artifacts, 'import-pulsar-dialog-1280.png') });
+  const before = await runId(page);
+  await page.click('[data-testid="import-run"]');
+  await waitReady(page, { after: before });
+  assert.match(await page.textContent('h1'), /Imported: topic persistent:\/\/acme\/retail\/orders/);
+  await drawn(page);
+  // At t=0, before Play: the active consumers stats named, no failover from nothing.
+  assert.deepEqual(await actives(page), { p0: 'billing-worker-1', p1: 'billing-worker-2', p2: 'billing-worker-1' });
+  // The cursors as stats-internal had them: the backlog stats printed, the hole on partition 1.
+  const cursors = await page.$$eval('[data-testid="cursor-strip"]', (l) =>
+    l.map((e) => ({ on: e.dataset.partition, backlog: Number(e.dataset.backlog), holes: Number(e.dataset.holes) })),
+  );
+  const by = Object.fromEntries(cursors.map((c) => [c.on, c]));
+  assert.deepEqual([by.p0?.backlog, by.p1?.backlog, by.p2?.backlog], [22, 34, 1175], JSON.stringify(cursors));
+  assert.equal(by.p1.holes, 1, JSON.stringify(cursors));
+  const s = await scene(page);
+  assert.ok(s.cells.pending > 0, `the backlog is in the ledgers: ${JSON.stringify(s.cells)}`);
+  assert.match(await page.textContent('[data-testid="import-link-note"]'), /a copied link or an exported run carries them/);
+  await page.screenshot({ path: join(artifacts, 'import-pulsar-run-1280.png') });
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -29,7 +29,9 @@ fn read_captures(pasted: &str, files: &[(String, String)]) -> Result<Read, Strin
         captures.push(Capture { name: "paste".into(), text: pasted.to_string(), format: Format::Auto });
     }
     if captures.is_empty() {
-        return Err("Paste what kafka-consumer-groups.sh or mqadmin printed, or add the files it was saved in.".into());
+        return Err(
+            "Paste what kafka-consumer-groups.sh, mqadmin or pulsar-admin printed, or add the files it was saved in.".into()
+        );
     }
     let Imported { scenario, notes } = import(&captures).map_err(|e| e.to_string())?;
     let title = scenario["name"].as_str().unwrap_or("Imported").to_string();
@@ -125,7 +127,8 @@ fn dialog(sim: Sim) -> impl IntoView {
                 "Paste, drop or add the output of "<code>"kafka-consumer-groups.sh --describe"</code>", "
                 <code>"--members --verbose"</code>" and "<code>"--state"</code>" (Kafka 0.10 to 4.x), or of "
                 <code>"mqadmin consumerProgress"</code>" and "<code>"consumerConnection"</code>
-                " with the clients' rebalance log lines (RocketMQ 4.7 to 5.x); several captures of one group are read together. The group opens as it was: its members keep their partitions or queues, and the timeline is yours to change."
+                " with the clients' rebalance log lines (RocketMQ 4.7 to 5.x), or of "<code>"pulsar-admin topics stats"</code>" and "
+                <code>"stats-internal"</code>" (Pulsar 2.8 to 4.x, partitioned too); several captures of one group or topic are read together. It opens as it was: members keep their partitions or queues, Pulsar consumers their cursors and active roles, and the timeline is yours to change."
             </p>
             <p class="small muted" data-testid="import-privacy">
                 "What you import stays in this browser: it is read here and sent nowhere."

@@ -243,4 +243,20 @@ mod tests {
         let rebalances: Vec<Millis> = s.marks.iter().filter(|m| m.kind == MomentKind::Rebalance).map(|m| m.at).collect();
         assert!(!rebalances.is_empty() && rebalances.iter().all(|at| *at >= 10_000), "{:?}", s.marks);
     }
+
+    /// The same for Pulsar: consumers connected in the snapshot and their active picks are where
+    /// the run starts; a consumer joining later is a rebalance.
+    #[test]
+    fn a_pulsar_snapshot_start_is_no_rebalance() {
+        let text = r#"{"format": "mqviz-scenario/1", "broker": "pulsar", "until": 30000,
+            "topics": [{"name": "t", "partitions": 2, "entries": [5, 5]}],
+            "consumers": [{"name": "a", "topic": "t", "subscription": "s", "subscriptionType": "Failover"},
+                          {"name": "b", "topic": "t", "subscription": "s", "subscriptionType": "Failover"},
+                          {"name": "c", "topic": "t", "subscription": "s", "subscriptionType": "Failover", "startAt": 10000}],
+            "subscriptions": [{"topic": "t", "name": "s", "cursors": [{"markDeletePosition": 1}, {"markDeletePosition": 4}],
+                               "connected": ["a", "b"]}]}"#;
+        let s = Story::compute(&*parse(text).unwrap());
+        let rebalances: Vec<Millis> = s.marks.iter().filter(|m| m.kind == MomentKind::Rebalance).map(|m| m.at).collect();
+        assert!(!rebalances.is_empty() && rebalances.iter().all(|at| *at >= 10_000), "{:?}", s.marks);
+    }
 }

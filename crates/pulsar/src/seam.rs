@@ -645,6 +645,11 @@ impl Simulation for World {
     fn trace(&self, from: usize, to: usize, out: &mut dyn FnMut(usize, Trace)) {
         for i in from..to.min(self.log.len()) {
             if let Some(t) = self.log.get(EventId(i as u32)).and_then(|e| self.trace_one(&e.kind)) {
+                // A snapshot's connected consumers and active picks are where the run starts,
+                // not a rebalance.
+                if i < self.restored_events as usize && matches!(t, Trace::Reassigned { .. }) {
+                    continue;
+                }
                 out(i, t);
             }
         }

@@ -3,11 +3,12 @@
 //! listed with its line number, so nothing is dropped silently; input that no importer
 //! recognises is an error with its file and line, never a panic.
 //!
-//! Kafka (`kafka-consumer-groups.sh --describe`, `--members [--verbose]`, `--state`) and RocketMQ
-//! (`mqadmin consumerProgress`, `consumerConnection`, the client's rebalance log) are read so
-//! far; see [`Format`].
+//! Kafka (`kafka-consumer-groups.sh --describe`, `--members [--verbose]`, `--state`), RocketMQ
+//! (`mqadmin consumerProgress`, `consumerConnection`, the client's rebalance log) and Pulsar
+//! (`pulsar-admin topics stats`, `stats-internal`, and their partitioned forms); see [`Format`].
 
 mod kafka;
+mod pulsar;
 mod rocketmq;
 
 use std::fmt;
@@ -23,15 +24,22 @@ pub enum Format {
     RocketmqProgress,
     RocketmqConnection,
     RocketmqRebalanceLog,
+    PulsarStats,
+    PulsarStatsInternal,
 }
 
 impl Format {
     pub const NAMES: &'static str =
-        "auto, kafka-describe, kafka-members, kafka-state, rocketmq-progress, rocketmq-connection or rocketmq-rebalance-log";
+        "auto, kafka-describe, kafka-members, kafka-state, rocketmq-progress, rocketmq-connection, rocketmq-rebalance-log, pulsar-stats or pulsar-stats-internal";
 
-    /// Whether this is one of the RocketMQ formats.
-    fn is_rocketmq(self) -> bool {
-        matches!(self, Format::RocketmqProgress | Format::RocketmqConnection | Format::RocketmqRebalanceLog)
+    /// The broker whose admin tools print this format (`None`: recognise it).
+    fn broker(self) -> Option<&'static str> {
+        match self {
+            Format::Auto => None,
+            Format::KafkaDescribe | Format::KafkaMembers | Format::KafkaState => Some("Kafka"),
+            Format::RocketmqProgress | Format::RocketmqConnection | Format::RocketmqRebalanceLog => Some("RocketMQ"),
+            Format::PulsarStats | Format::PulsarStatsInternal => Some("Pulsar"),
+        }
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -43,6 +51,8 @@ impl Format {
             "rocketmq-progress" => Some(Format::RocketmqProgress),
             "rocketmq-connection" => Some(Format::RocketmqConnection),
             "rocketmq-rebalance-log" => Some(Format::RocketmqRebalanceLog),
+            "pulsar-stats" => Some(Format::PulsarStats),
+            "pulsar-stats-internal" => Some(Format::PulsarStatsInternal),
             _ => None,
         }
     }
@@ -56,12 +66,11 @@ impl Format {
             Format::RocketmqProgress => "rocketmq-progress",
             Format::RocketmqConnection => "rocketmq-connection",
             Format::RocketmqRebalanceLog => "rocketmq-rebalance-log",
+            Format::PulsarStats => "pulsar-stats",
+            Format::PulsarStatsInternal => "pulsar-stats-internal",
         }
     }
 }
-
-/// Formats the issue names that have no importer yet: refused with a clear message.
-pub const NOT_YET: [&str; 2] = ["pulsar-stats", "pulsar-stats-internal"];
 
 /// One captured file.
 #[derive(Clone, Debug)]
@@ -155,24 +164,30 @@ pub fn import(captures: &[Capture]) -> Result<Imported, ImportError> {
             });
         }
     }
-    // One model per import: the RocketMQ formats are known by their headers, the rest is Kafka's.
-    let rocketmq = |c: &Capture| match c.format {
-        Format::Auto => rocketmq::sniff(&c.text).is_some(),
-        f => f.is_rocketmq(),
+    // One model per import: RocketMQ and Pulsar captures are known by their headers and their
+    // JSON, the rest is Kafka's.
+    let broker = |c: &Capture| match c.format.broker() {
+        Some(b) => b,
+        None if rocketmq::sniff(&c.text).is_some() => "RocketMQ",
+        None if pulsar::sniff(&c.text).is_some() => "Pulsar",
+        None => "Kafka",
     };
-    match captures.iter().position(rocketmq) {
-        None => kafka::import(captures),
-        Some(r) => match captures.iter().find(|c| !rocketmq(c)) {
-            None => rocketmq::import(captures),
-            Some(other) => Err(ImportError {
-                file: other.name.clone(),
-                line: 0,
-                message: format!(
-                    "not a RocketMQ capture, while {} is one: import the captures of one broker at a time",
-                    captures[r].name
-                ),
-            }),
-        },
+    let first = broker(&captures[0]);
+    if let Some(other) = captures.iter().find(|c| broker(c) != first) {
+        return Err(ImportError {
+            file: other.name.clone(),
+            line: 0,
+            message: format!(
+                "a {} capture, while {} is a {first} one: import the captures of one broker at a time",
+                broker(other),
+                captures[0].name
+            ),
+        });
+    }
+    match first {
+        "RocketMQ" => rocketmq::import(captures),
+        "Pulsar" => pulsar::import(captures),
+        _ => kafka::import(captures),
     }
 }
 

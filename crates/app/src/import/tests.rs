@@ -279,3 +279,129 @@ fn short_rocketmq_rows_and_huge_queue_ids_are_notes_not_panics() {
         assert!(i.scenario["topics"][0]["queues"].as_u64().unwrap_or(0) <= 65_536, "{}", i.scenario);
     }
 }
+
+/// Import the 3.0 partitioned Failover topic (partitioned-stats with -internal), run it to t=1,
+/// and read back the active consumer of each partition, the cursors and the backlog stats gave.
+#[test]
+fn a_combined_pulsar_import_reproduces_the_snapshot_at_t_1() {
+    let imported = import(&captures(&corpus().join("pulsar/stats-3.0-failover-partitioned"))).unwrap();
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let sub = report["subscriptions"].as_array().unwrap().iter().find(|s| s["subscription"] == "billing").unwrap();
+    assert_eq!(sub["type"], "Failover");
+    let owners: Vec<&str> = sub["owners"].as_array().unwrap().iter().map(|o| o["owner"].as_str().unwrap()).collect();
+    assert_eq!(owners, ["billing-worker-1", "billing-worker-2", "billing-worker-1"], "activeConsumerName per partition");
+    let parts = sub["partitions"].as_array().unwrap();
+    // msgBacklog of each partition's stats, and the hole stats-internal printed on partition 1.
+    let backlog: Vec<u64> = parts.iter().map(|p| p["backlog"].as_u64().unwrap()).collect();
+    assert_eq!(backlog, [22, 34, 1175]);
+    assert_eq!(parts[1]["ackHoles"].as_array().map(Vec::len), Some(1), "{}", parts[1]);
+    // Key_Shared 4.0: the ranges the capture printed are the ones the run holds.
+    let imported = import(&captures(&corpus().join("pulsar/stats-4.0-key-shared-arrays"))).unwrap();
+    let claimed = imported.scenario["subscriptions"][1]["keyHashRanges"].clone();
+    assert!(claimed.as_object().is_some_and(|o| o.len() == 3), "{claimed}");
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let sub = report["subscriptions"].as_array().unwrap().iter().find(|s| s["subscription"] == "stock-sync").unwrap();
+    for r in sub["keyRanges"].as_array().unwrap() {
+        let name = r["consumer"].as_str().unwrap();
+        assert_eq!(r["ranges"], claimed[name], "{name}");
+    }
+}
+
+/// A review on the imported Failover topic: a third worker joining moves active consumers, and
+/// the verdict says what the rewind redelivers; stopping the only consumer of an Exclusive
+/// subscription leaves its partition without an owner.
+#[test]
+fn reviews_of_an_imported_pulsar_topic_give_their_verdicts() {
+    let imported = import(&captures(&corpus().join("pulsar/stats-3.0-failover-partitioned"))).unwrap();
+    let review_with = |scenario: &serde_json::Value, timeline: serde_json::Value| {
+        let mut v = scenario.clone();
+        v["timeline"] = timeline;
+        let start = crate::registry::parse(&v.to_string()).unwrap();
+        crate::review::review(&*start, start.until(), crate::review::change_at(&v))
+    };
+    let joined = review_with(
+        &imported.scenario,
+        serde_json::json!([{"at": 30000, "action": "addConsumer", "consumer": {"name": "billing-worker-3",
+            "topic": "persistent://acme/retail/orders", "subscription": "billing", "subscriptionType": "Failover"}}]),
+    );
+    assert!(joined.moves.iter().any(|m| m.to == "billing-worker-3"), "{}", joined.text());
+    assert!(joined.lost.is_empty(), "{}", joined.text());
+    let exclusive = import(&captures(&corpus().join("pulsar/stats-only-exclusive"))).unwrap();
+    let stopped =
+        review_with(&exclusive.scenario, serde_json::json!([{"at": 1, "action": "closeConsumer", "consumer": "archiver-1"}]));
+    assert!(stopped.risky(), "{}", stopped.text());
+}
+
+#[test]
+fn bad_pulsar_input_is_an_error_with_its_line_never_a_panic() {
+    let one = |text: &str, format: Format| import(&[Capture { name: "paste".into(), text: text.into(), format }]);
+    let dir = corpus().join("pulsar/stats-2.10-key-shared-strings");
+    let stats = std::fs::read_to_string(dir.join("stats.txt")).unwrap();
+    let internal = std::fs::read_to_string(dir.join("stats-internal.txt")).unwrap();
+    // Cut in the middle: the line where the JSON stops.
+    let cut = &stats[..stats.len() / 2];
+    let e = one(cut, Format::Auto).unwrap_err();
+    assert!(e.line > 1 && e.message.contains("ends before it closes"), "{e}");
+    // The wrong --format for the text.
+    let e = one(&stats, Format::PulsarStatsInternal).unwrap_err();
+    assert!(e.message.contains("topics stats"), "{e}");
+    let e = one(&internal, Format::PulsarStats).unwrap_err();
+    assert!(e.message.contains("stats-internal"), "{e}");
+    // Binary after a brace, and JSON that is no stats at all.
+    let e = one("{\n\u{0}\u{1}\u{2}", Format::PulsarStats).unwrap_err();
+    assert!(e.line >= 1, "{e}");
+    let e = one("$ pulsar-admin topics stats t\n{\n  \"hello\" : 1\n}\n", Format::Auto).unwrap_err();
+    assert!(e.line == 2 && e.message.contains("neither topics stats nor stats-internal"), "{e}");
+    // A Pulsar capture with a Kafka one.
+    let kafka = std::fs::read_to_string(corpus().join("kafka/describe-members-state-3.7/describe.txt")).unwrap();
+    let e = import(&[
+        Capture { name: "s.txt".into(), text: stats.clone(), format: Format::Auto },
+        Capture { name: "k.txt".into(), text: kafka, format: Format::Auto },
+    ])
+    .unwrap_err();
+    assert!(e.file == "k.txt" && e.message.contains("one broker at a time"), "{e}");
+    let junk = ["{", "}", "[", "]", "\"", ":", ",", "null", "-1", "9223372036854775808", "\"157:-1..\"", "‥", "", "é"];
+    survives_cuts_and_manglings(&[&stats, &internal], 13, &junk);
+    // Both documents pasted together read as the two files do.
+    let together = one(&format!("{stats}\n{internal}"), Format::Auto).unwrap();
+    assert_eq!(together.scenario["subscriptions"], import(&captures(&dir)).unwrap().scenario["subscriptions"]);
+}
+
+/// 1,024 partitions (the most a scenario has) with a million entries: read, and opened.
+#[test]
+fn a_large_partitioned_pulsar_capture_reads_and_opens() {
+    let mut parts = Vec::new();
+    let mut internal = Vec::new();
+    for p in 0..1024 {
+        let name = format!("persistent://t/ns/big-partition-{p}");
+        parts.push(format!(
+            "\"{name}\" : {{ \"subscriptions\" : {{ \"s\" : {{ \"type\" : \"Shared\", \"msgBacklog\" : 10, \"consumers\" : [ {{ \"consumerName\" : \"c{}\" }} ] }} }} }}",
+            p % 8
+        ));
+        internal.push(format!(
+            "\"{name}\" : {{ \"entriesAddedCounter\" : 1000, \"currentLedgerEntries\" : 1000, \"ledgers\" : [ {{ \"ledgerId\" : {p}, \"entries\" : 0 }} ], \"cursors\" : {{ \"s\" : {{ \"markDeletePosition\" : \"{p}:989\", \"individuallyDeletedMessages\" : \"[]\" }} }} }}"
+        ));
+    }
+    let stats = format!(
+        "{{ \"metadata\" : {{ \"partitions\" : 1024 }}, \"subscriptions\" : {{ }}, \"partitions\" : {{ {} }} }}",
+        parts.join(",\n")
+    );
+    let internal = format!("{{ \"metadata\" : {{ \"partitions\" : 1024 }}, \"partitions\" : {{ {} }} }}", internal.join(",\n"));
+    let imported = import(&[
+        Capture { name: "stats".into(), text: stats, format: Format::Auto },
+        Capture { name: "internal".into(), text: internal, format: Format::Auto },
+    ])
+    .unwrap();
+    assert_eq!(imported.scenario["topics"][0]["partitions"], 1024);
+    assert_eq!(imported.scenario["subscriptions"][0]["connected"].as_array().map(Vec::len), Some(8));
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let backlog: u64 =
+        report["subscriptions"][0]["partitions"].as_array().unwrap().iter().map(|p| p["backlog"].as_u64().unwrap()).sum();
+    assert_eq!(backlog, 10 * 1024);
+}

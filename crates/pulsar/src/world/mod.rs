@@ -239,6 +239,8 @@ pub struct World {
     memory_budget: u64,
     steps: u64,
     pub budget_stop: Option<mqviz_engine::budget::BudgetStop>,
+    /// Log entries the snapshot's restore wrote at t=0 (`world/snapshot.rs`).
+    pub restored_events: u32,
 }
 
 fn name(s: &str) -> Name {
@@ -276,6 +278,7 @@ impl World {
             memory_budget: mqviz_engine::budget::budget_bytes(scenario.memory_budget_mb),
             steps: 0,
             budget_stop: None,
+            restored_events: 0,
         };
         // Room for the messages the scenario announces (bounded: a run may stop early).
         let announced: u64 = scenario.producers.iter().flat_map(|p| p.sends.iter()).map(|s| u64::from(s.count)).sum::<u64>()
@@ -296,6 +299,7 @@ impl World {
             w.create_consumer(c.clone());
         }
         w.restore_snapshot();
+        w.restored_events = w.log.len() as u32;
         for (pi, p) in scenario.producers.iter().enumerate() {
             for (si, s) in p.sends.iter().enumerate() {
                 if s.count > 0 {
