@@ -120,6 +120,23 @@ write("members-3.7-static-shared-client-id", {
     ], verbose=True, instance=True),
 })
 
+# 4.x (KIP-1099) captured mid-reconciliation: fraud-3 joined, the group epoch went to 8 and the
+# target gives it tx:1; fraud-1 (still at epoch 7) has not revoked tx:1 yet, so fraud-3 waits.
+write("members-state-4.1-kip848-reconciling", {
+    "members.txt": members([
+        ("fraud", "Xk1pZ2y3QwWq0aB1cD2eFg", "", "/10.4.0.1", "fraud-1", "2", "7               tx:0,1               8               tx:0"),
+        ("fraud", "Yl2qA3z4RxXr1bC2dE3fGh", "", "/10.4.0.2", "fraud-2", "1", "8               tx:2                 8               tx:2"),
+        ("fraud", "Zm3rB4a5SyYs2cD3eF4gHi", "", "/10.4.0.3", "fraud-3", "0", "8               -                    8               tx:1"),
+    ], verbose=False, kip1099=True),
+    "state.txt": state([("fraud", "kafka-2:9092  (2)", "uniform", "Reconciling", "3", "8", "8")], verbose=True),
+    "describe.txt": describe([
+        ("fraud", "tx", "0", "3", "9", "6", "Xk1pZ2y3QwWq0aB1cD2eFg", "/10.4.0.1", "fraud-1"),
+        ("fraud", "tx", "1", "4", "4", "0", "Xk1pZ2y3QwWq0aB1cD2eFg", "/10.4.0.1", "fraud-1"),
+        ("fraud", "tx", "2", "5", "5", "0", "Yl2qA3z4RxXr1bC2dE3fGh", "/10.4.0.2", "fraud-2"),
+        ("fraud", "-", "-", "-", "-", "-", "Zm3rB4a5SyYs2cD3eF4gHi", "/10.4.0.3", "fraud-3"),
+    ]),
+})
+
 # 4.x (KIP-1099) members with epochs, and the verbose --state of a consumer-protocol group.
 write("members-state-4.1-kip848", {
     "members.txt": members([

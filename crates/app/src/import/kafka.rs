@@ -79,6 +79,11 @@ struct Member {
     host: Option<String>,
     instance: Option<String>,
     partitions: BTreeSet<Tp>,
+    /// 4.x KIP-1099: CURRENT-EPOCH, TARGET-EPOCH and TARGET-ASSIGNMENT (a member whose current
+    /// epoch is below its target's is still reconciling).
+    epoch: Option<u32>,
+    target_epoch: Option<u32>,
+    target: Option<BTreeSet<Tp>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -500,14 +505,48 @@ fn read_members_row(instance: bool, tail: MembersTail, line: &str, at: &At, fact
             Err(why) => said.push(format!("assignment not read: {why}")),
         }
     }
+    // KIP-1099: CURRENT-EPOCH CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT.
+    let epochs = (tail == MembersTail::Epochs)
+        .then(|| {
+            let epoch = t.get(count_at + 1)?.parse::<u32>().ok()?;
+            let target_epoch = t.get(count_at + 3)?.parse::<u32>().ok()?;
+            let target = parse_assignment(t.get(count_at + 4)?).ok()?.0;
+            Some((epoch, target_epoch, target))
+        })
+        .flatten();
     let g = facts.group(&group);
     let m = g.member(&id);
     m.client_id = m.client_id.take().or(client);
     m.host = m.host.take().or(host);
     m.instance = m.instance.take().or(instance_id);
+    if let Some((epoch, target_epoch, target)) = epochs.clone() {
+        m.epoch = Some(epoch);
+        m.target_epoch = Some(target_epoch);
+        m.target = Some(target);
+    }
     if let Some((named, nameless)) = parsed {
         if !named.is_empty() {
             said.push(format!("owns {}", named.iter().map(|(t, p)| format!("{t}-{p}")).collect::<Vec<_>>().join(", ")));
+        }
+        if let Some((epoch, target_epoch, target)) = &epochs {
+            let list = |p: &BTreeSet<Tp>| {
+                if p.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    p.iter().map(|(t, p)| format!("{t}-{p}")).collect::<Vec<_>>().join(", ")
+                }
+            };
+            if epoch < target_epoch {
+                said.push(format!("reconciling: at epoch {epoch}, the target's is {target_epoch}; its target {}", list(target)));
+            } else if *target != named {
+                let missing: BTreeSet<Tp> = target.difference(&named).cloned().collect();
+                said.push(format!(
+                    "at the target epoch {epoch}, waiting for {} (not yet released by the member that holds it)",
+                    list(&missing)
+                ));
+            } else {
+                said.push(format!("at the target (epoch {epoch})"));
+            }
         }
         m.partitions.extend(named.iter().cloned());
         if !nameless.is_empty() {
@@ -673,8 +712,10 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
                 });
             }
         }
+        // KIP-1099 columns say where each member stands: the reconciliation continues from there.
+        let epochs_known = consumer_protocol && members.iter().any(|(_, m)| m.target.is_some());
         if let Some(s) = state.as_deref().filter(|s| !matches!(*s, "Stable" | "Empty" | "Dead")) {
-            if !members.is_empty() {
+            if !members.is_empty() && !epochs_known {
                 derived(facts, format!("group {gname} was {s} when captured; the snapshot starts it Stable with the partitions each member owned then"));
             }
         }
@@ -688,10 +729,29 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
                     subscribe.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             );
-            match (consumer_protocol, g.epoch) {
+            // The group epoch: --state --verbose's GROUP-EPOCH, else the highest TARGET-EPOCH.
+            let target_epoch = members.iter().filter_map(|(_, m)| m.target_epoch).max();
+            let group_epoch = g.epoch.or(target_epoch);
+            let reconciling: Vec<&str> = members
+                .iter()
+                .filter(|(_, m)| {
+                    m.epoch.zip(group_epoch).is_some_and(|(e, g)| e < g) || m.target.as_ref().is_some_and(|t| *t != m.partitions)
+                })
+                .map(|(id, m)| m.client_id.as_deref().unwrap_or(id.as_str()))
+                .collect();
+            match (consumer_protocol, group_epoch) {
                 (true, Some(e)) => {
                     o.insert("generation".into(), json!(e));
-                    derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): every member and the target are at the group epoch {e}"));
+                    let source = if g.epoch.is_some() { "the group epoch" } else { "the members' TARGET-EPOCH (no --state --verbose)" };
+                    if reconciling.is_empty() {
+                        derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): every member and the target are at {source} {e}"));
+                    } else {
+                        derived(facts, format!(
+                            "group {gname} uses the consumer protocol (KIP-848) at {source} {e}; {} still reconciling ({}): each keeps its epoch and CURRENT-ASSIGNMENT and continues toward its TARGET-ASSIGNMENT",
+                            if reconciling.len() == 1 { "1 member is".to_string() } else { format!("{} members are", reconciling.len()) },
+                            reconciling.join(", ")
+                        ));
+                    }
                 }
                 (true, None) => derived(facts, format!("group {gname} uses the consumer protocol (KIP-848): no --state --verbose capture gives its group epoch; the snapshot uses epoch 1")),
                 (false, _) => derived(facts, format!("group {gname}: the captures print no generation; the snapshot uses generation 1")),
@@ -717,13 +777,22 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
                 c.insert("memberId".into(), json!(id));
                 let assigned: Vec<String> = m.partitions.iter().map(|(t, p)| format!("{t}-{p}")).collect();
                 c.insert("assigned".into(), json!(assigned));
+                if consumer_protocol {
+                    if let (Some(me), Some(ge)) = (m.epoch, group_epoch) {
+                        if me < ge {
+                            c.insert("memberEpoch".into(), json!(me));
+                        }
+                    }
+                    if let Some(t) = m.target.as_ref().filter(|t| **t != m.partitions) {
+                        c.insert("target".into(), json!(t.iter().map(|(t, p)| format!("{t}-{p}")).collect::<Vec<_>>()));
+                    }
+                }
                 consumers.push(Value::Object(c));
             }
         }
         o.insert("consumers".into(), json!(consumers));
         groups.push(Value::Object(o));
     }
-    let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
     derived(
         facts,
         "one idle producer, \"producer\", with no sends: the captures give no rates; send from it (the page's send form, or add sends) to see new records arrive".into(),
@@ -733,16 +802,15 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
         [one] => format!("Imported: group {one}"),
         more => format!("Imported: {} groups", more.len()),
     };
-    json!({
-        "format": "mqviz-scenario/1",
-        "broker": "kafka",
-        "name": name,
-        "description": format!("{} from {}.", super::DESCRIPTION_PREFIX, sources.join(", ")),
-        "seed": 1,
-        "until": 60000,
+    super::scenario_of(
+        "kafka",
+        name,
+        captures,
+        json!({
         "brokers": [{"name": "broker-0"}],
         "topics": topic_values,
         "producers": [{"id": "producer"}],
         "groups": groups,
-    })
+        }),
+    )
 }

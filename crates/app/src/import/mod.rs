@@ -213,6 +213,24 @@ pub(crate) fn checked<T, E: fmt::Display>(
     }
 }
 
+/// An imported scenario: the envelope every importer writes (its description names the
+/// captures, so the page knows an import), then the model's `fields`.
+pub(crate) fn scenario_of(broker: &str, name: String, captures: &[Capture], fields: serde_json::Value) -> serde_json::Value {
+    let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
+    let mut v = serde_json::json!({
+        "format": "mqviz-scenario/1",
+        "broker": broker,
+        "name": name,
+        "description": format!("{DESCRIPTION_PREFIX} from {}.", sources.join(", ")),
+        "seed": 1,
+        "until": 60000,
+    });
+    if let (Some(o), serde_json::Value::Object(f)) = (v.as_object_mut(), fields) {
+        o.extend(f);
+    }
+    v
+}
+
 /// Lines with their 1-based numbers, without line ends.
 pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).enumerate().map(|(i, l)| (i + 1, l))

@@ -555,19 +555,17 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
     facts.derived(format!(
         "one idle producer, \"producer\", on {first_topic} with no sends: the captures' rates are not replayed; send from it (the page's send form, or add sends) to see new messages arrive"
     ));
-    let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
-    json!({
-        "format": "mqviz-scenario/1",
-        "broker": "pulsar",
-        "name": format!("Imported: topic {first_topic}"),
-        "description": format!("{} from {}.", super::DESCRIPTION_PREFIX, sources.join(", ")),
-        "seed": 1,
-        "until": 60000,
+    super::scenario_of(
+        "pulsar",
+        format!("Imported: topic {first_topic}"),
+        captures,
+        json!({
         "topics": topics,
         "producers": [{"name": "producer", "topic": first_topic, "sends": []}],
         "consumers": consumers,
         "subscriptions": subscriptions,
-    })
+        }),
+    )
 }
 
 /// The text of the capture a note points into.

@@ -789,19 +789,17 @@ fn scenario(facts: &mut Facts, captures: &[Capture]) -> Value {
     facts.derived(
         "one idle producer, \"producer\", with no sends: the captures give no rates; send from it (the page's send form, or add sends) to see new messages arrive".to_string(),
     );
-    let sources: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
-    json!({
-        "format": "mqviz-scenario/1",
-        "broker": "rocketmq",
-        "name": format!("Imported: group {group}"),
-        "description": format!("{} from {}.", super::DESCRIPTION_PREFIX, sources.join(", ")),
-        "seed": 1,
-        "until": 60000,
+    super::scenario_of(
+        "rocketmq",
+        format!("Imported: group {group}"),
+        captures,
+        json!({
         "brokers": brokers.iter().map(|b| json!({"name": b})).collect::<Vec<_>>(),
         "topics": topic_values,
         "producers": [{"id": "producer"}],
         "groups": [g],
-    })
+        }),
+    )
 }
 
 /// Who held which queue: the rebalance log where it speaks, else `#Client IP` where one member

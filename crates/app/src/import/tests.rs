@@ -405,3 +405,27 @@ fn a_large_partitioned_pulsar_capture_reads_and_opens() {
         report["subscriptions"][0]["partitions"].as_array().unwrap().iter().map(|p| p["backlog"].as_u64().unwrap()).sum();
     assert_eq!(backlog, 10 * 1024);
 }
+
+/// A KIP-848 group captured mid-reconciliation (4.x `--members --verbose` with CURRENT-EPOCH
+/// below TARGET-EPOCH): at t=1 each member holds its CURRENT-ASSIGNMENT; the reconciliation then
+/// finishes as the coordinator would, fraud-1 revoking tx-1 and fraud-3 taking it.
+#[test]
+fn a_kip848_group_captured_mid_reconciliation_finishes_it() {
+    let imported = import(&captures(&corpus().join("kafka/members-state-4.1-kip848-reconciling"))).unwrap();
+    let fraud3 =
+        imported.scenario["groups"][0]["consumers"].as_array().unwrap().iter().find(|c| c["clientId"] == "fraud-3").cloned();
+    assert_eq!(fraud3.as_ref().map(|c| c["target"].clone()), Some(serde_json::json!(["tx-1"])), "{fraud3:?}");
+    let mut sim = crate::registry::load(&imported.scenario.to_string()).unwrap().sim;
+    sim.run_until(1);
+    let report = sim.report();
+    let owners = |r: &serde_json::Value| r["groups"]["fraud"]["assignment"]["tx"].clone();
+    assert_eq!(owners(&report)["1"], "fraud-1", "{}", report["groups"]["fraud"]);
+    sim.run_until(30_000);
+    let report = sim.report();
+    assert_eq!(
+        owners(&report),
+        serde_json::json!({"0": "fraud-1", "1": "fraud-3", "2": "fraud-2"}),
+        "{}",
+        report["groups"]["fraud"]
+    );
+}

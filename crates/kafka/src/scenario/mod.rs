@@ -236,6 +236,11 @@ pub struct MemberSnapshot {
     /// `memberId` as the coordinator knows it (default: a fresh `clientId-UUID`).
     pub member_id: Option<String>,
     pub assigned: Vec<PartitionRef>,
+    /// KIP-848 only: `memberEpoch`, the member's own epoch (default the group epoch). Below the
+    /// group epoch, the member is still reconciling toward its target.
+    pub member_epoch: Option<i32>,
+    /// KIP-848 only: `target`, the partitions the target assignment gives it (default `assigned`).
+    pub target: Option<Vec<PartitionRef>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -364,14 +364,20 @@ fn read_consumer(
     let restart_at = o.u64_in("restartAt", 0, MAX_TIME, e);
     let latency_ms = o.u64_in("latencyMs", 0, MAX_LATENCY, e);
     let member_id = o.str("memberId", e).map(str::to_string);
+    let member_epoch = o.u64_in("memberEpoch", 1, i32::MAX as u64, e).map(|x| x as i32);
+    let target = o.get("target").is_some().then(|| partition_list(&mut o, "target", e));
     let snapshot = match o.get("assigned") {
-        Some(_) => Some(MemberSnapshot { member_id, assigned: partition_list(&mut o, "assigned", e) }),
+        Some(_) => Some(MemberSnapshot { member_id, assigned: partition_list(&mut o, "assigned", e), member_epoch, target }),
         None => {
-            if member_id.is_some() {
-                e.push(
-                    &o.child_path("memberId"),
-                    "a memberId belongs to a snapshot member: give its \"assigned\" partitions too",
-                );
+            for (field, given) in
+                [("memberId", member_id.is_some()), ("memberEpoch", member_epoch.is_some()), ("target", target.is_some())]
+            {
+                if given {
+                    e.push(
+                        &o.child_path(field),
+                        format!("a {field} belongs to a snapshot member: give its \"assigned\" partitions too"),
+                    );
+                }
             }
             None
         }
@@ -691,7 +697,37 @@ fn check_group_snapshot(s: &Scenario, g: &GroupSpec, counts: &BTreeMap<&str, u32
         }
     }
     let mut owners: BTreeMap<&PartitionRef, &str> = BTreeMap::new();
+    let mut targets: BTreeMap<&PartitionRef, &str> = BTreeMap::new();
     let mut member_ids: BTreeSet<&str> = BTreeSet::new();
+    let group_epoch = g.snapshot.generation.unwrap_or(1);
+    for &(j, c, m) in &members {
+        let cp = format!("{gp}.consumers[{j}]");
+        if classic && (m.member_epoch.is_some() || m.target.is_some()) {
+            let field = if m.member_epoch.is_some() { "memberEpoch" } else { "target" };
+            e.push(
+                &format!("{cp}.{field}"),
+                "a member's own epoch and target belong to a consumer-protocol (KIP-848) group: a classic generation has one epoch",
+            );
+        }
+        if let Some(me) = m.member_epoch.filter(|me| *me > group_epoch) {
+            e.push(
+                &format!("{cp}.memberEpoch"),
+                format!("member epoch {me} is past the group epoch {group_epoch} (\"generation\")"),
+            );
+        }
+        for (k, r) in m.target.iter().flatten().enumerate() {
+            let p = format!("{cp}.target[{k}]");
+            check_partition(counts, r, &p, e);
+            if let Some(first) = targets.insert(r, &c.name) {
+                e.push(
+                    &p,
+                    format!("{r} is in the targets of {first:?} and of {:?}: the target assignment gives it to one", c.name),
+                );
+            } else if matches!(&c.subscription, Some(SubscriptionSpec::Topics(t)) if !t.contains(&r.topic)) {
+                e.push(&p, format!("{:?}'s target has {r}, but it does not subscribe to {:?}", c.name, r.topic));
+            }
+        }
+    }
     for (j, c, m) in members {
         let cp = format!("{gp}.consumers[{j}]");
         if let Some(id) = &m.member_id {

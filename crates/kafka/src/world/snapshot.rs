@@ -263,6 +263,7 @@ impl World {
         let cluster = self.cluster_metadata();
         let mut restored: Vec<ModernMember> = Vec::new();
         let mut target: BTreeMap<String, Partitions> = BTreeMap::new();
+        let mut reconciling = 0;
         for &(c, m) in members {
             self.start_consumer(c);
             let inc = self.consumers[c].inc;
@@ -273,16 +274,31 @@ impl World {
             };
             let assigned: Vec<TopicPartition> =
                 m.assigned.iter().map(|r| TopicPartition::new(r.topic.clone(), r.partition as i32)).collect();
+            // A member below the group epoch is still reconciling toward its target: its first
+            // heartbeat continues that (revoke, then take what the others have released).
+            let member_epoch = m.member_epoch.unwrap_or(epoch).min(epoch);
+            let target_of: Vec<TopicPartition> = match &m.target {
+                Some(t) => t.iter().map(|r| TopicPartition::new(r.topic.clone(), r.partition as i32)).collect(),
+                None => assigned.clone(),
+            };
+            let state = if member_epoch == epoch && partitions(&target_of) != partitions(&assigned) {
+                MemberState::UnreleasedPartitions
+            } else {
+                MemberState::Stable
+            };
+            if member_epoch < epoch || state != MemberState::Stable {
+                reconciling += 1;
+            }
             let con = &mut self.consumers[c];
             con.modern.state = CgClientState::Stable;
             con.modern.member_id = id.clone();
-            con.modern.epoch = epoch;
+            con.modern.epoch = member_epoch;
             con.modern.interval = con.config.heartbeat_interval_ms;
             con.app.next_auto_commit = self.now + con.config.auto_commit_interval_ms;
             self.start_cg_heartbeat_timer(c);
-            self.own_restored(c, &assigned, epoch, "member epoch");
+            self.own_restored(c, &assigned, member_epoch, "member epoch");
             let con = &self.consumers[c];
-            target.insert(id.to_string(), partitions(&assigned));
+            target.insert(id.to_string(), partitions(&target_of));
             restored.push(ModernMember {
                 id,
                 instance: con.instance_id.clone(),
@@ -293,9 +309,9 @@ impl World {
                 rebalance_timeout: con.config.max_poll_interval_ms,
                 assignor: con.config.remote_assignor,
                 assignment: MemberAssignment {
-                    state: MemberState::Stable,
-                    member_epoch: epoch,
-                    previous_member_epoch: epoch - 1,
+                    state,
+                    member_epoch,
+                    previous_member_epoch: member_epoch - 1,
                     assigned: partitions(&assigned),
                     pending_revocation: Partitions::new(),
                 },
@@ -320,7 +336,13 @@ impl World {
             self.schedule(session, Action::CgSessionExpiry { g, member: id, token });
         }
         let group = self.groups[g].name.clone();
-        let reason = format!("restored from the snapshot: epoch {epoch}, {} members, each at the target", members.len());
+        let reason = match reconciling {
+            0 => format!("restored from the snapshot: epoch {epoch}, {} members, each at the target", members.len()),
+            n => format!(
+                "restored from the snapshot: epoch {epoch}, {} members, {n} still reconciling toward the target",
+                members.len()
+            ),
+        };
         self.emit(Event::GroupEpochBumped { group, epoch, reason });
     }
 }
@@ -397,6 +419,33 @@ mod tests {
         assert_eq!((w.consumers[0].consumed, w.consumers[1].consumed), (10, 5));
         let owned = |c: usize| w.consumers[c].subs.assigned_partitions().len();
         assert_eq!((owned(0), owned(1)), (2, 2), "each keeps its partitions");
+    }
+
+    /// Captured mid-reconciliation (KIP-1099 `--members --verbose`: CURRENT-EPOCH below
+    /// TARGET-EPOCH): b still holds t-2 at epoch 6 and a waits for it at epoch 7. b's first
+    /// heartbeat revokes t-2, a takes it, and no epoch is bumped on the way.
+    #[test]
+    fn a_member_captured_mid_reconciliation_finishes_it() {
+        let group = r#"{"name": "g", "protocol": "consumer", "generation": 7,
+            "committed": {"t-0": 90, "t-1": 100, "t-2": 95, "t-3": 100},
+            "consumers": [
+              {"clientId": "a", "subscribe": ["t"], "assigned": ["t-0", "t-1"], "target": ["t-0", "t-1", "t-2"]},
+              {"clientId": "b", "subscribe": ["t"], "assigned": ["t-2", "t-3"], "memberEpoch": 6, "target": ["t-3"]}]}"#;
+        let mut w = world(&scenario(group));
+        assert_eq!(w.groups[0].modern.state(), ModernState::Reconciling);
+        w.run_until(30_000);
+        let mg = &w.groups[0].modern;
+        assert_eq!((mg.state(), mg.group_epoch), (ModernState::Stable, 7));
+        let owned = |c: usize| w.consumers[c].subs.assigned_partitions().len();
+        assert_eq!((owned(0), owned(1)), (3, 1), "t-2 moved from b to a");
+        assert_eq!((w.consumers[0].modern.epoch, w.consumers[1].modern.epoch), (7, 7));
+        let refused = |g: &str, path: &str| {
+            let errors = parse_scenario(&scenario(g)).expect_err(g);
+            assert!(errors.iter().any(|e| e.path == path), "{path} in {errors:?}");
+        };
+        refused(&group.replace(r#""memberEpoch": 6"#, r#""memberEpoch": 8"#), "$.groups[0].consumers[1].memberEpoch");
+        refused(&group.replace(r#""target": ["t-3"]"#, r#""target": ["t-2", "t-3"]"#), "$.groups[0].consumers[1].target[0]");
+        refused(&group.replace(r#""protocol": "consumer", "#, ""), "$.groups[0].consumers[0].target");
     }
 
     #[test]
