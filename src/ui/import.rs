@@ -14,6 +14,12 @@ pub fn part() -> Result<fn(Sim) -> AnyView, wasm_split_helpers::SplitLoaderError
     Ok(|sim| dialog(sim).into_any())
 }
 
+/// Captures this large are read in a later task, after the dialog says it is reading.
+const LARGE_CAPTURE_BYTES: usize = 1 << 20;
+
+/// The notes the dialog lists; the summary counts them all.
+const NOTES_SHOWN: usize = 1_000;
+
 /// The notes of one import, as the dialog lists them.
 #[derive(Clone)]
 struct Read {
@@ -43,7 +49,26 @@ fn dialog(sim: Sim) -> impl IntoView {
     let files = RwSignal::new(Vec::<(String, String)>::new());
     let result = RwSignal::new(None::<Result<Read, String>>);
     let file_input: NodeRef<leptos::html::Input> = NodeRef::new();
-    let read = move || result.set(Some(read_captures(&pasted.get_untracked(), &files.get_untracked())));
+    // A large capture takes a while to read: the dialog says so first (this frame paints it),
+    // and the reading runs in a later task.
+    let reading = RwSignal::new(None::<String>);
+    // Held until it fires or the next read replaces it (dropping a Timeout cancels it).
+    let pending = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
+    let read = move || {
+        let (text, fs) = (pasted.get_untracked(), files.get_untracked());
+        let bytes = text.len() + fs.iter().map(|(_, t)| t.len()).sum::<usize>();
+        if bytes < LARGE_CAPTURE_BYTES {
+            result.set(Some(read_captures(&text, &fs)));
+            return;
+        }
+        reading.set(Some(format!("Reading {}…", mqviz_engine::budget::mb(bytes as u64))));
+        result.set(None);
+        let timeout = gloo_timers::callback::Timeout::new(30, move || {
+            result.set(Some(read_captures(&text, &fs)));
+            reading.set(None);
+        });
+        pending.set_value(Some(timeout));
+    };
     // Captures dropped on the page (before or while the dialog is open) join the files.
     Effect::new(move |_| {
         let dropped = sim.dropped_captures.get();
@@ -92,9 +117,18 @@ fn dialog(sim: Sim) -> impl IntoView {
                     n(NoteKind::Unused, "line", "lines"),
                     n(NoteKind::Derived, "fact", "facts")
                 );
+                // A huge capture has a note per row: the list shows the first ones, and says
+                // what it leaves out (the CLI prints them all).
+                let hidden = r.notes.len().saturating_sub(NOTES_SHOWN);
+                let more = (hidden > 0).then(|| {
+                    format!(
+                        "… and {hidden} more notes, not listed here; `mqviz import FILE 2> notes.txt` writes them all"
+                    )
+                });
                 let items = r
                     .notes
                     .iter()
+                    .take(NOTES_SHOWN)
                     .map(|(kind, text)| {
                         let class = match kind {
                             NoteKind::Parsed => "note-read",
@@ -115,6 +149,7 @@ fn dialog(sim: Sim) -> impl IntoView {
                     <ol class="import-notes" data-testid="import-notes" tabindex="0" aria-label="What the import read, line by line">
                         {items}
                     </ol>
+                    {more.map(|m| view! { <p class="small muted" data-testid="import-more">{m}</p> })}
                 }
                 .into_any()
             }
@@ -166,6 +201,7 @@ fn dialog(sim: Sim) -> impl IntoView {
                 </span>
                 <button on:click=move |_| sim.show_import.set(false)>"Close"</button>
             </div>
+            {move || reading.get().map(|r| view! { <p class="small" role="status" data-testid="import-reading">{r}</p> })}
             {notes}
         </div>
     }

@@ -128,6 +128,12 @@ pub fn owners(view: &View) -> BTreeMap<String, String> {
 /// The moves of the run that starts as `start` and enters `commands` at their instants, up to
 /// `until` (computed on a clone; `start` is left as it is).
 pub fn compute(start: &dyn Simulation, commands: &[Entered], until: Millis) -> Moves {
+    compute_run(start, commands, until).0
+}
+
+/// `compute`, and the run where it stopped reading with the commands still to enter: a caller
+/// that needs the run's end (the review) continues it instead of running it again.
+pub fn compute_run(start: &dyn Simulation, commands: &[Entered], until: Millis) -> (Moves, Box<dyn Simulation>, History) {
     let mut ahead = start.clone_box();
     let mut history = History::replay(commands.to_vec());
     let mut before = owners(&ahead.view());
@@ -173,7 +179,7 @@ pub fn compute(start: &dyn Simulation, commands: &[Entered], until: Millis) -> M
             break;
         }
     }
-    Moves { transitions, read_until }
+    (Moves { transitions, read_until }, ahead, history)
 }
 
 #[cfg(test)]

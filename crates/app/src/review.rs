@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::history::{Entered, History};
+use crate::history::Entered;
 use crate::moves::{self, Gap, Move};
 use mqviz_engine::sort::CollectSorted;
 use mqviz_engine::Millis;
@@ -73,10 +73,10 @@ pub fn review_with(
     change_at: Option<Millis>,
     report: &dyn Fn(&dyn Simulation) -> Value,
 ) -> Review {
-    let moves_seen = moves::compute(start, commands, until);
+    // One run: the moves are read on the way, then the run goes on to `until` (it stops early
+    // only for a very long log).
+    let (moves_seen, mut sim, mut history) = moves::compute_run(start, commands, until);
     let (moves, gaps) = moves_seen.at(until);
-    let mut sim = start.clone_box();
-    let mut history = History::replay(commands.to_vec());
     // An edit the model refuses is left out, as the page left it out when it was entered.
     let _ = history.advance(&mut sim, until);
     let view = sim.view();

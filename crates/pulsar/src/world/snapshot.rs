@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use super::state::{Body, KeyTemplate, Outgoing, NO_PRODUCER};
-use super::{ClientState, Dispatcher, Member, World};
+use super::{ClientState, Dispatcher, World};
 use crate::cursor::ManagedCursor;
 use crate::events::{Event, MsgId, Name};
 use crate::failover::FailoverMember;
-use crate::subscription::{KeySharedMode, KeySharedPolicy, SubscriptionType};
+use crate::subscription::SubscriptionType;
 use mqviz_model::Fate;
 
 /// Who wrote the entries that were in the ledgers at t=0, as the log names them. Their messages
@@ -137,20 +137,8 @@ impl World {
         let (partition, consumer_id) = (att.partition, att.consumer_id);
         let s = self.ensure_subscription(partition, &sub_name, spec.initial_position);
         let ty = spec.subscription_type();
-        let policy = KeySharedPolicy {
-            mode: spec.key_shared().map_or(KeySharedMode::AutoSplit, |k| k.mode),
-            allow_out_of_order_delivery: spec.key_shared().is_some_and(|k| k.allow_out_of_order_delivery),
-        };
-        if self.partitions[partition as usize].subscriptions[s as usize].members.is_empty() {
-            let d = self.new_dispatcher(partition, ty, policy);
-            let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
-            sub.dispatcher = Some(d);
-            sub.sub_type = ty;
-            sub.key_shared = policy;
-        }
-        let member = Member { consumer: c, attachment: a, permits: 0, epoch: 0, end_of_topic_sent: false };
+        self.admit_member(partition, s, (ty, super::subscribe::key_shared_policy(&spec)), consumer_id, c, a);
         let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
-        sub.members.insert(consumer_id, member);
         // The reader checked that these consumers fit the subscription; a single-active one
         // joins without a switch (the pick is announced once everyone is in).
         let joined = match sub.dispatcher.as_mut() {

@@ -312,10 +312,7 @@ impl World {
             return;
         }
         let s = self.ensure_subscription(partition, &sub_name, spec.initial_position);
-        let policy = KeySharedPolicy {
-            mode: spec.key_shared().map_or(KeySharedMode::AutoSplit, |k| k.mode),
-            allow_out_of_order_delivery: spec.key_shared().is_some_and(|k| k.allow_out_of_order_delivery),
-        };
+        let policy = key_shared_policy(&spec);
         let ty = spec.subscription_type();
         let sub = &self.partitions[partition as usize].subscriptions[s as usize];
         let existing = sub.dispatcher.as_ref().map(|_| ExistingDispatcher {
@@ -327,15 +324,7 @@ impl World {
             reply(self, Some(e.to_string()), s);
             return;
         }
-        if sub.members.is_empty() {
-            let d = self.new_dispatcher(partition, ty, policy);
-            let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
-            sub.dispatcher = Some(d);
-            sub.sub_type = ty;
-            sub.key_shared = policy;
-        }
-        let member = Member { consumer: c, attachment: a, permits: 0, epoch: 0, end_of_topic_sent: false };
-        self.partitions[partition as usize].subscriptions[s as usize].members.insert(consumer_id, member);
+        self.admit_member(partition, s, (ty, policy), consumer_id, c, a);
         let added = self.add_to_dispatcher(partition, s, consumer_id, &name, &spec);
         match added {
             Err(reason) => {
@@ -353,6 +342,28 @@ impl World {
                 reply(self, None, s);
             }
         }
+    }
+
+    /// Makes consumer `c` (attachment `a`) a member of subscription `s`; the first member sets the
+    /// subscription's type and Key_Shared policy and gets its dispatcher built.
+    pub(super) fn admit_member(
+        &mut self,
+        partition: u32,
+        s: u32,
+        (ty, policy): (SubscriptionType, KeySharedPolicy),
+        consumer_id: u64,
+        c: u32,
+        a: u32,
+    ) {
+        if self.partitions[partition as usize].subscriptions[s as usize].members.is_empty() {
+            let d = self.new_dispatcher(partition, ty, policy);
+            let sub = &mut self.partitions[partition as usize].subscriptions[s as usize];
+            sub.dispatcher = Some(d);
+            sub.sub_type = ty;
+            sub.key_shared = policy;
+        }
+        let member = Member { consumer: c, attachment: a, permits: 0, epoch: 0, end_of_topic_sent: false };
+        self.partitions[partition as usize].subscriptions[s as usize].members.insert(consumer_id, member);
     }
 
     /// Adds a consumer to the subscription's dispatcher. On success returns what to do once the
@@ -640,5 +651,13 @@ impl World {
             .as_ref()
             .map(|d| d.dead_letter_topic.clone())
             .unwrap_or_else(|| default_dead_letter_topic(&self.partitions[att.partition as usize].name, &con.subscription))
+    }
+}
+
+/// The Key_Shared policy a consumer's subscribe carries (AUTO_SPLIT, in order, when it names none).
+pub(super) fn key_shared_policy(spec: &crate::scenario::ConsumerSpec) -> KeySharedPolicy {
+    KeySharedPolicy {
+        mode: spec.key_shared().map_or(KeySharedMode::AutoSplit, |k| k.mode),
+        allow_out_of_order_delivery: spec.key_shared().is_some_and(|k| k.allow_out_of_order_delivery),
     }
 }

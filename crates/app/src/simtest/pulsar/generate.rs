@@ -5,7 +5,8 @@
 //! ack one by one or cumulatively, nack, never ack, time out, dead-letter, process slowly, and
 //! churn (close, crash, restart, add, switch to acking, redeliver, produce) until `churn_until`;
 //! sometimes a scalable topic of 1–4 segments with QUEUE and STREAM consumers, split and merged
-//! during the run; then the run settles for [`SETTLE`].
+//! during the run; a quarter of them start from a snapshot (entries, cursors with ack holes,
+//! consumers connected at t=0); then the run settles for [`SETTLE`].
 
 use serde_json::{json, Value};
 
@@ -124,13 +125,74 @@ pub fn generate(rng: &mut SplitMix64) -> Value {
     if chance(rng, 30) {
         config["activeConsumerFailoverDelayTimeMillis"] = json!(between(rng, 0, 2_000));
     }
-    json!({
+    let mut scenario = json!({
         "format": "mqviz-scenario/1", "broker": "pulsar", "name": "generated",
         "seed": between(rng, 0, 1_000_000), "until": churn_until + SETTLE,
         "network": {"latencyMs": between(rng, 0, 5)},
         "config": config, "brokers": brokers, "topics": topics, "producers": producers,
         "consumers": consumers, "timeline": timeline
-    })
+    });
+    // Drawn last, so the scenarios of earlier seeds are unchanged but for it.
+    add_snapshot(rng, &mut scenario);
+    scenario
+}
+
+/// A quarter of the scenarios start from a snapshot: entries in the ledgers of the v4 topics
+/// (keyed or not), a cursor per subscription with its markDelete and sometimes an ack hole, and
+/// some consumers connected at t=0 (an Exclusive subscription connects one at most).
+fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value) {
+    if !chance(rng, 25) {
+        return;
+    }
+    let mut entries: Vec<(String, Vec<u64>)> = Vec::new();
+    for t in scenario["topics"].as_array_mut().into_iter().flatten() {
+        if t.get("segments").is_some() {
+            continue;
+        }
+        let partitions = t["partitions"].as_u64().unwrap_or(1).max(1);
+        let counts: Vec<u64> = (0..partitions).map(|_| between(rng, 0, 40)).collect();
+        t["entries"] = json!(counts);
+        if chance(rng, 50) {
+            t["backlogKey"] = json!(format!("s{{i%{}}}", between(rng, 1, 6)));
+        }
+        entries.push((t["name"].as_str().unwrap_or_default().to_string(), counts));
+    }
+    let consumers = scenario["consumers"].as_array_mut().map(|c| c.as_mut_slice()).unwrap_or_default();
+    let mut subscriptions = Vec::new();
+    for (topic, counts) in &entries {
+        let mut names: Vec<String> = Vec::new();
+        for c in consumers.iter().filter(|c| c["topic"] == topic.as_str()) {
+            if let Some(n) = c["subscription"].as_str().filter(|n| !names.iter().any(|x| x == n)) {
+                names.push(n.to_string());
+            }
+        }
+        for name in names {
+            let cursors: Vec<Value> = counts
+                .iter()
+                .map(|&n| {
+                    let mark_delete = between(rng, 0, n) as i64 - 1;
+                    let mut c = json!({"markDeletePosition": mark_delete});
+                    let first_free = (mark_delete + 2) as u64;
+                    if n > first_free && chance(rng, 40) {
+                        let a = between(rng, first_free, n - 1);
+                        c["individuallyDeleted"] = json!([[a, between(rng, a, n - 1)]]);
+                    }
+                    c
+                })
+                .collect();
+            let mut connected = Vec::new();
+            for c in consumers.iter_mut().filter(|c| c["topic"] == topic.as_str() && c["subscription"] == name.as_str()) {
+                let exclusive_taken = c["subscriptionType"] == "Exclusive" && !connected.is_empty();
+                if c["startAt"] == "never" || exclusive_taken || !chance(rng, 60) {
+                    continue;
+                }
+                c.as_object_mut().map(|o| o.remove("startAt"));
+                connected.push(c["name"].clone());
+            }
+            subscriptions.push(json!({"topic": topic, "name": name, "cursors": cursors, "connected": connected}));
+        }
+    }
+    scenario["subscriptions"] = json!(subscriptions);
 }
 
 /// A consumer of `sub`: how it acks, how fast, its queue, its timeouts and dead-letter policy.

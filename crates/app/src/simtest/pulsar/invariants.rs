@@ -113,7 +113,8 @@ fn sub_label(w: &World, partition: u32, sub: u32) -> String {
 pub fn check_step(w: &World, watch: &mut Watch, out: &mut Vec<Violation>) {
     for e in w.log.iter_from(watch.seen as u32) {
         match e.kind {
-            Event::CursorCreated { partition, sub, mark_delete, .. } => {
+            Event::CursorCreated { partition, sub, mark_delete, .. }
+            | Event::CursorRestored { partition, sub, mark_delete, .. } => {
                 watch.mark_delete.insert((partition, sub), mark_delete);
             }
             Event::AcksApplied { partition, sub, mark_delete, .. } => {
