@@ -167,3 +167,62 @@ fn the_page_unpacks_links_only_through_its_split_point() {
     });
     assert!(offences.is_empty(), "the page reads packed links around ui/url.rs:\n{}", offences.join("\n"));
 }
+
+/// `{x:.2}`, `{:.1}`, `{:8.3}`: a float formatted by core (a precision in a format spec).
+fn formats_a_float(line: &str) -> bool {
+    line.match_indices('{').any(|(i, _)| {
+        let spec = line[i + 1..].split('}').next().unwrap_or("");
+        match spec.split_once(':') {
+            Some((name, fmt)) => {
+                name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && fmt.split_once('.').is_some_and(|(width, digits)| {
+                        width.chars().all(|c| c.is_ascii_digit())
+                            && !digits.is_empty()
+                            && digits.chars().all(|c| c.is_ascii_digit())
+                    })
+            }
+            None => false,
+        }
+    })
+}
+
+/// Code the page runs formats no float with `{:.N}` and sorts only through
+/// `mqviz_engine::sort` (ARCHITECTURE.md, "Invariants"): core's float formatting and each
+/// instantiation of the standard sorts would come back into the download the page keeps small,
+/// and one sort keeps equal elements in one order on every machine. `decimal.rs` and `sort.rs`
+/// are where the rule is kept; tests may use anything.
+#[test]
+fn page_code_formats_floats_with_decimal_and_sorts_with_stable_sort() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/ui"), true, &mut files);
+    for krate in ["engine", "model", "app", "rocketmq", "kafka", "pulsar"] {
+        rust_files(&root.join("crates").join(krate).join("src"), true, &mut files);
+    }
+    files.retain(|f| {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        !(name == "tests.rs"
+            || name.ends_with("_tests.rs")
+            || f.ends_with("engine/src/sort.rs")
+            || f.ends_with("engine/src/decimal.rs"))
+    });
+    let sorts = [".sort_by(", ".sort_by_key(", ".sort_unstable", ".sort()", ".sort_by_cached_key("];
+    let offences = offending_lines(&files, true, |_, line| {
+        let code = line.trim_start();
+        !code.starts_with("//") && (sorts.iter().any(|s| code.contains(s)) || formats_a_float(code))
+    });
+    assert!(
+        offences.is_empty(),
+        "format floats with mqviz_engine::decimal and sort with mqviz_engine::sort::StableSort:\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_float_format_check_knows_a_precision_from_a_name() {
+    assert!(formats_a_float(r#"format!("{x:.2}")"#));
+    assert!(formats_a_float(r#"format!("{:.1} s", t)"#));
+    assert!(formats_a_float(r#"format!("{:8.3}", t)"#));
+    assert!(!formats_a_float(r#"format!("{x} {:?} {name:>4}", y)"#));
+    assert!(!formats_a_float(r#"json!({"a": 1.5})"#));
+}

@@ -14,7 +14,7 @@ pub fn part() -> Result<fn(Sim) -> AnyView, wasm_split_helpers::SplitLoaderError
     Ok(|sim| dialog(sim).into_any())
 }
 
-/// Captures this large are read in a later task, after the dialog says it is reading.
+/// Captures this large are read two frames later, after the dialog has shown that it is reading.
 const LARGE_CAPTURE_BYTES: usize = 1 << 20;
 
 /// The notes the dialog lists; the summary counts them all.
@@ -52,8 +52,6 @@ fn dialog(sim: Sim) -> impl IntoView {
     // A large capture takes a while to read: the dialog says so first (this frame paints it),
     // and the reading runs in a later task.
     let reading = RwSignal::new(None::<String>);
-    // Held until it fires or the next read replaces it (dropping a Timeout cancels it).
-    let pending = StoredValue::new_local(None::<gloo_timers::callback::Timeout>);
     let read = move || {
         let (text, fs) = (pasted.get_untracked(), files.get_untracked());
         let bytes = text.len() + fs.iter().map(|(_, t)| t.len()).sum::<usize>();
@@ -63,11 +61,13 @@ fn dialog(sim: Sim) -> impl IntoView {
         }
         reading.set(Some(format!("Reading {}…", mqviz_engine::budget::mb(bytes as u64))));
         result.set(None);
-        let timeout = gloo_timers::callback::Timeout::new(30, move || {
-            result.set(Some(read_captures(&text, &fs)));
-            reading.set(None);
+        // The frame after next: the next one paints the status first.
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                result.set(Some(read_captures(&text, &fs)));
+                reading.set(None);
+            })
         });
-        pending.set_value(Some(timeout));
     };
     // Captures dropped on the page (before or while the dialog is open) join the files.
     Effect::new(move |_| {

@@ -2,6 +2,7 @@
 //! crates' own tests. The compiled-in catalogue is `mqviz_app::presets`, which a model crate
 //! cannot name: the app depends on the models, not the other way round.
 
+use mqviz_engine::sort::StableSort;
 use std::path::PathBuf;
 
 fn scenarios_dir() -> PathBuf {
@@ -29,6 +30,6 @@ pub fn of_broker(broker: &str) -> Vec<(String, String)> {
             (mqviz_engine::scenario::broker_name(&v) == broker).then_some((name, text))
         })
         .collect();
-    out.sort();
+    out.stable_sort();
     out
 }

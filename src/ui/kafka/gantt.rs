@@ -11,6 +11,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::gantt_layout::{self as gl, describe_at, layout, look, Fill, Layout, Rect};
 use super::lanes::{gantt_data, GanttData, RowKind, StopWindow};
 use crate::ui::state::Sim;
+use mqviz_engine::decimal::fixed;
 use mqviz_kafka::world::World;
 
 const INK: &str = "#111827";
@@ -231,13 +232,13 @@ pub fn summary(windows: &[StopWindow]) -> String {
     if windows.is_empty() {
         return "No stop-the-world so far: no member waiting in a rebalance was left with nothing to fetch.".into();
     }
-    let secs = |t: u64| format!("{:.1} s", t as f64 / 1000.0);
+    let secs = |t: u64| format!("{} s", fixed(t as f64 / 1000.0, 1));
     windows
         .iter()
         .map(|w| {
             let took = match w.to {
                 Some(to) if to - w.from < 1000 => format!("for {} ms", to - w.from),
-                Some(to) => format!("for {:.1} s", (to - w.from) as f64 / 1000.0),
+                Some(to) => format!("for {} s", fixed((to - w.from) as f64 / 1000.0, 1)),
                 None => "(still going)".into(),
             };
             let idle = if w.idle == w.partitions { format!("all {}", w.partitions) } else { format!("{} of {}", w.idle, w.partitions) };

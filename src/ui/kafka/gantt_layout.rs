@@ -4,6 +4,7 @@
 //! hue alone (hues on this page belong to record keys).
 
 use super::lanes::{GanttData, RowKind};
+use mqviz_engine::decimal::fixed;
 use mqviz_engine::Millis;
 
 /// How a state's bar is filled.
@@ -160,7 +161,7 @@ fn ticks(until: Millis, plot: Rect) -> Vec<(f64, String)> {
     let mut out = Vec::new();
     let mut t = 0.0;
     while t <= secs + 1e-9 {
-        out.push((plot.x + plot.w * (t / secs.max(0.001)), format!("{t:.0}s")));
+        out.push((plot.x + plot.w * (t / secs.max(0.001)), format!("{}s", fixed(t, 0))));
         t += step;
     }
     out
@@ -211,7 +212,7 @@ pub fn layout(data: &GanttData, width: f64, budget: f64) -> Layout {
         let to = wdw.to.unwrap_or(data.now);
         let (x0, x1) = (x_of(wdw.from), x_of(to));
         let ms = to - wdw.from;
-        let took = if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) };
+        let took = if ms < 1000 { format!("{ms} ms") } else { format!("{} s", fixed(ms as f64 / 1000.0, 1)) };
         windows.push(WindowBox {
             rect: Rect { x: x0, y: first.rect.y - 1.0, w: (x1 - x0).max(2.0), h: last.rect.y + last.rect.h - first.rect.y + 2.0 },
             text: format!("stop-the-world {took}"),
@@ -233,7 +234,7 @@ pub fn layout(data: &GanttData, width: f64, budget: f64) -> Layout {
 
 /// What is under the pointer, as one line: the row, the state and its time span.
 pub fn describe_at(l: &Layout, x: f64, y: f64) -> Option<String> {
-    let secs = |t: Millis| format!("{:.3} s", t as f64 / 1000.0);
+    let secs = |t: Millis| format!("{} s", fixed(t as f64 / 1000.0, 3));
     if let Some(b) = l.bars.iter().find(|b| b.rect.contains(x, y)) {
         let row = &l.rows[b.row];
         let state = if b.state == "UNASSIGNED" { "not assigned" } else { b.state };

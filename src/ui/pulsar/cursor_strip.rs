@@ -3,6 +3,7 @@
 //! told apart by shade, with markDelete as a bar and the read position as a thin line. Pure: the
 //! strip is an SVG string and a sentence, both tested natively.
 
+use mqviz_engine::decimal::fixed;
 use mqviz_pulsar::message_id::MessageId;
 use mqviz_pulsar::world::World;
 
@@ -95,16 +96,16 @@ impl CursorStrip {
                 Run::Unread => continue,
             };
             body.push_str(&format!(
-                "<rect class=\"{class}\" x=\"{:.2}\" y=\"3\" width=\"{:.2}\" height=\"12\"/>",
-                x(a),
-                (x(b) - x(a)).max(0.8)
+                "<rect class=\"{class}\" x=\"{}\" y=\"3\" width=\"{}\" height=\"12\"/>",
+                fixed(x(a), 2),
+                fixed((x(b) - x(a)).max(0.8), 2)
             ));
         }
-        let md = x(self.mark_delete + 1);
-        body.push_str(&format!("<line class=\"mark-delete\" x1=\"{md:.2}\" x2=\"{md:.2}\" y1=\"0\" y2=\"18\"/>"));
+        let md = fixed(x(self.mark_delete + 1), 2);
+        body.push_str(&format!("<line class=\"mark-delete\" x1=\"{md}\" x2=\"{md}\" y1=\"0\" y2=\"18\"/>"));
         if self.read_position > self.mark_delete + 1 && self.read_position <= self.entries {
-            let rp = x(self.read_position);
-            body.push_str(&format!("<line class=\"read-pos\" x1=\"{rp:.2}\" x2=\"{rp:.2}\" y1=\"0\" y2=\"18\"/>"));
+            let rp = fixed(x(self.read_position), 2);
+            body.push_str(&format!("<line class=\"read-pos\" x1=\"{rp}\" x2=\"{rp}\" y1=\"0\" y2=\"18\"/>"));
         }
         format!(
             "<svg class=\"cursor-svg\" viewBox=\"0 0 1000 18\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"{}\">{body}</svg>",

@@ -2,6 +2,7 @@
 //! pixel ratio, fonts, text cut to a width, rounded boxes, hatching and dashes. Colours follow the
 //! app's rule: ink and greys for states, hues only for keys (the canvas's Okabe–Ito order).
 
+use mqviz_engine::decimal::fixed;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -25,7 +26,7 @@ pub fn key_hue(colour: u32) -> &'static str {
 /// pixel ratio and returns a context drawing in CSS pixels with the CSS width. `None` while the
 /// canvas has no layout (a hidden panel).
 pub fn fit(el: &HtmlCanvasElement, css_height: f64) -> Option<(CanvasRenderingContext2d, f64)> {
-    let style = format!("height: {css_height:.0}px");
+    let style = format!("height: {}px", fixed(css_height, 0));
     if el.get_attribute("style").as_deref() != Some(style.as_str()) {
         let _ = el.set_attribute("style", &style);
     }
@@ -49,7 +50,7 @@ pub fn fit(el: &HtmlCanvasElement, css_height: f64) -> Option<(CanvasRenderingCo
 }
 
 pub fn font(ctx: &CanvasRenderingContext2d, size: f64, weight: &str) {
-    ctx.set_font(&format!("{weight} {size:.1}px system-ui, sans-serif"));
+    ctx.set_font(&format!("{weight} {}px system-ui, sans-serif", fixed(size, 1)));
 }
 
 /// `s`, cut with an ellipsis to fit `max_w`.

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 
 use super::cost_plot::CostPlot;
 use crate::ui::state::{esc, fmt_ms, Sim};
+use mqviz_engine::decimal::fixed;
 use mqviz_rocketmq::world::World;
 
 /// Registry rows rendered at most (the rest are counted).
@@ -28,11 +29,12 @@ fn flags_html(w: &World, i: usize) -> (String, &'static str) {
     let html = format!(
         "<dt>design</dt><dd><code>{}</code></dd><dt>enablePropertyFilter</dt>{}<dt>enableCalcFilterBitMap</dt>{}\
          <dt>entries (live)</dt><dd>{} ({live})</dd><dt>heartbeat registrations</dt>\
-         <dd>{n} · {mean:.1} entries touched on average, {last} last</dd>",
+         <dd>{n} · {} entries touched on average, {last} last</dd>",
         fm.design().name(),
         flag(b.enable_property_filter),
         flag(b.enable_calc_filter_bitmap),
         fm.entry_count(),
+        fixed(mean, 1),
     );
     (html, fm.design().name())
 }

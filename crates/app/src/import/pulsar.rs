@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use super::{excerpt, numbered_lines, Capture, Format, ImportError, Imported, Note, NoteKind};
+use mqviz_engine::sort::StableSort;
 
 /// Whether a capture holds `pulsar-admin` JSON: a line that opens an object, then a quoted key.
 pub(super) fn sniff(text: &str) -> Option<Format> {
@@ -391,7 +392,7 @@ fn acked_ranges(text: &str, ledgers: &Ledgers) -> Result<Vec<(i64, i64)>, String
             out.push((first, last));
         }
     }
-    out.sort_unstable();
+    out.stable_sort();
     let mut merged: Vec<(i64, i64)> = Vec::new();
     for (a, b) in out {
         match merged.last_mut() {

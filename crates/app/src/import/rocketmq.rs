@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use super::{excerpt, numbered_lines, Capture, Format, ImportError, Imported, Note, NoteKind};
+use mqviz_engine::sort::StableSort;
 use mqviz_rocketmq::allocate::{self, Strategy};
 use mqviz_rocketmq::types::MessageQueue;
 
@@ -814,7 +815,7 @@ fn owners(
 ) -> BTreeMap<String, BTreeSet<Queue>> {
     let mut held: BTreeMap<String, BTreeSet<Queue>> = BTreeMap::new();
     let mut cids: Vec<String> = clients.to_vec();
-    cids.sort_by(|a, b| mqviz_rocketmq::types::java_str_cmp(a, b));
+    cids.stable_sort_by(|a, b| mqviz_rocketmq::types::java_str_cmp(a, b));
     let strategy = match allocation.as_str() {
         Some("AVG_BY_CIRCLE") => Strategy::AvgByCircle,
         Some("CONSISTENT_HASH") => Strategy::ConsistentHash { virtual_nodes: 10 },
@@ -863,7 +864,7 @@ fn owners(
         }
         // The rest (no row, `N/A`, an IP several members share) as the strategy gives it.
         let mut mq_all = route.clone();
-        mq_all.sort();
+        mq_all.stable_sort();
         for c in &cids {
             let queues = allocate::allocate(&strategy, c, &mq_all, &cids).unwrap_or_default();
             held.entry(c.clone()).or_default().extend(queues.iter().map(queue_of).filter(|q| !owned_by_ip.contains(q)));

@@ -9,6 +9,7 @@ use super::*;
 use crate::scalable::{LayoutError, SegmentLayout};
 use mqviz_engine::json_path::Errors;
 use mqviz_engine::scenario::MAX_MESSAGES_TOTAL;
+use mqviz_engine::sort::StableSort;
 
 pub(super) fn check_references(s: &Scenario, paths: &[String], e: &mut Errors) {
     let mut brokers = BTreeSet::new();
@@ -287,7 +288,7 @@ fn check_key_hash_ranges(s: &Scenario, sub: &SubscriptionSnapshot, members: &[&C
             continue;
         };
         let mut claimed = claimed.clone();
-        claimed.sort_unstable();
+        claimed.stable_sort();
         let got = given.get(&(i as u64)).cloned().unwrap_or_default();
         if claimed != got {
             let text = |r: &[(u32, u32)]| r.iter().map(|(a, b)| format!("[{a}, {b}]")).collect::<Vec<_>>().join(", ");

@@ -259,7 +259,9 @@ pub(crate) fn java_double_string(v: f64) -> String {
         let m = if m.contains('.') { m.to_string() } else { format!("{m}.0") };
         format!("{m}E{e}")
     } else if v.is_finite() && v.fract() == 0.0 {
-        format!("{v:.1}")
+        // Below 1e7 a whole number fits an i64; -0.0 keeps its sign, as Java prints it.
+        let sign = if v == 0.0 && v.is_sign_negative() { "-" } else { "" };
+        format!("{sign}{}.0", v as i64)
     } else {
         format!("{v}")
     }

@@ -10,6 +10,7 @@
 use serde_json::{json, Value};
 
 use crate::simtest::draw::{between, chance, pick};
+use mqviz_engine::sort::StableSort;
 use mqviz_engine::SplitMix64;
 
 /// How long a generated run continues after its last churn and its last send: a session timeout
@@ -306,7 +307,7 @@ fn add_snapshot(rng: &mut SplitMix64, scenario: &mut Value, topics: &[Topic], gr
 /// Drops `addPartitions` actions that would not grow their topic, in time order.
 fn keep_growing_partition_counts(timeline: &mut Vec<Value>, topics: &[Topic]) {
     let mut order: Vec<usize> = (0..timeline.len()).collect();
-    order.sort_by_key(|&i| timeline[i]["at"].as_u64().unwrap_or(0));
+    order.stable_sort_by_key(|&i| timeline[i]["at"].as_u64().unwrap_or(0));
     let mut counts: Vec<u32> = topics.iter().map(|t| t.partitions).collect();
     let mut dropped = vec![false; timeline.len()];
     for i in order {
