@@ -170,6 +170,20 @@ fn named_in_noise(text: &str, before_line: usize) -> Option<String> {
         .map(|w| w.trim_matches(|c: char| c == '"' || c == '\'').to_string())
 }
 
+/// `count` partitions, unless that is more than a scenario holds (a number read from a capture
+/// sizes what the import builds: a mangled one must not make it build billions).
+fn too_many_partitions(count: u64, at: &At) -> Result<u32, ImportError> {
+    let most = mqviz_pulsar::scenario::MAX_PARTITIONS;
+    if count > most {
+        return Err(ImportError {
+            file: at.file.clone(),
+            line: at.line,
+            message: format!("{count} partitions is more than the {most} a Pulsar scenario holds"),
+        });
+    }
+    Ok(count as u32)
+}
+
 /// `persistent://t/ns/x-partition-3` -> (`persistent://t/ns/x`, 3).
 fn split_partition(name: &str) -> (String, i64) {
     if let Some((base, index)) = name.rsplit_once("-partition-") {
@@ -235,7 +249,8 @@ fn read_document(facts: &mut Facts, c: &Capture, doc: Doc, unnamed: &mut usize) 
     // Partitioned stats: `metadata.partitions` and the partitions by name.
     if let (Some(meta), Some(Value::Object(parts))) = (obj.and_then(|o| o.get("metadata")), obj.and_then(|o| o.get("partitions")))
     {
-        let count = meta.get("partitions").and_then(Value::as_u64).unwrap_or(parts.len() as u64) as u32;
+        let count = meta.get("partitions").and_then(Value::as_u64).unwrap_or(parts.len() as u64);
+        let count = too_many_partitions(count, &at)?;
         if parts.is_empty() {
             facts.note(
                 &at,
@@ -246,6 +261,7 @@ fn read_document(facts: &mut Facts, c: &Capture, doc: Doc, unnamed: &mut usize) 
         }
         for (name, value) in parts {
             let (topic, index) = split_partition(name);
+            too_many_partitions(index.max(-1).saturating_add(1) as u64, &at)?;
             let line = line_of(&c.text, doc.lines, &format!("\"{name}\""), doc.lines.0);
             let part_at = At { file: at.file.clone(), line };
             let t = facts.topics.entry(topic.clone()).or_default();
@@ -269,6 +285,7 @@ fn read_document(facts: &mut Facts, c: &Capture, doc: Doc, unnamed: &mut usize) 
         }
     };
     let (base, index) = split_partition(&topic);
+    too_many_partitions(index.max(-1).saturating_add(1) as u64, &at)?;
     if index >= 0 {
         let t = facts.topics.entry(base.clone()).or_default();
         t.partitioned = Some(t.partitioned.unwrap_or(0).max(index as u32 + 1));

@@ -356,6 +356,14 @@ fn bad_pulsar_input_is_an_error_with_its_line_never_a_panic() {
     assert!(e.line >= 1, "{e}");
     let e = one("$ pulsar-admin topics stats t\n{\n  \"hello\" : 1\n}\n", Format::Auto).unwrap_err();
     assert!(e.line == 2 && e.message.contains("neither topics stats nor stats-internal"), "{e}");
+    // A partition count or index no scenario holds is an error with its line, built from nothing.
+    let e =
+        one("{ \"metadata\" : { \"partitions\" : 4294967295 }, \"partitions\" : { \"x\" : { } } }", Format::Auto).unwrap_err();
+    assert!(e.line == 1 && e.message.contains("4294967295 partitions is more than the 1024"), "{e}");
+    let e =
+        one("$ pulsar-admin topics stats persistent://t/n/x-partition-99999999999\n{ \"subscriptions\" : { } }", Format::Auto)
+            .unwrap_err();
+    assert!(e.line == 2 && e.message.contains("partitions is more than"), "{e}");
     // A Pulsar capture with a Kafka one.
     let kafka = std::fs::read_to_string(corpus().join("kafka/describe-members-state-3.7/describe.txt")).unwrap();
     let e = import(&[
