@@ -384,13 +384,19 @@ fn clusters(marks: &[Mark], until: Millis, max: usize) -> Vec<Cluster> {
     }
 }
 
-/// The time bar: drag to any instant (backwards by checkpoint and replay).
+/// The time bar: drag to any instant (backwards by checkpoint and replay). The handle shows where
+/// a seek under way is going, not where it has got to (the progress bar says that), so it stays
+/// under the pointer however long the seek takes; each position is only a new target for the
+/// frame loop's sliced seek (`Sim::seek_toward`).
 #[component]
 pub fn Scrub() -> impl IntoView {
     let sim = expect_context::<Sim>();
-    let sim_now = move || {
+    let handle_at = move || {
         sim.version.track();
-        sim.peek(|m| m.now()).unwrap_or(0)
+        match sim.seeking.get() {
+            Some(job) => job.to,
+            None => sim.peek(|m| m.now()).unwrap_or(0),
+        }
     };
     let until_ms = move || {
         sim.version.track();
@@ -402,14 +408,18 @@ pub fn Scrub() -> impl IntoView {
                 type="range"
                 data-testid="scrub"
                 aria-label="Simulated time"
-                aria-valuetext=move || fmt_ms(sim_now())
+                aria-valuetext=move || fmt_ms(handle_at())
                 min="0"
                 max=move || until_ms().to_string()
                 step="100"
-                prop:value=move || sim_now().to_string()
+                prop:value=move || handle_at().to_string()
+                on:pointerdown=move |_| sim.hold_scrub(true)
+                on:pointerup=move |_| sim.hold_scrub(false)
+                on:pointercancel=move |_| sim.hold_scrub(false)
+                on:change=move |_| sim.hold_scrub(false)
                 on:input=move |ev| {
                     if let Ok(t) = event_target_value(&ev).parse::<u64>() {
-                        sim.seek(t);
+                        sim.seek_toward(t);
                     }
                 }
             />

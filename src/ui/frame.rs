@@ -193,6 +193,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         // While a seek runs, the pictures catch up a few times a second and the frames' time goes
         // to the seek (the progress bar and the clock follow every frame).
         let seek_on = sim.seeking.get_untracked().is_some();
+        // A drag on the time bar: its positions are passing states, like a seek's.
+        let scrubbing = sim.scrub_held();
         let hold = seek_on && !resize_now && ts - last_seek_draw.get() < SEEK_DRAW_INTERVAL_MS;
         if seek_on && !hold {
             last_seek_draw.set(ts);
@@ -256,8 +258,12 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         }
         drop(t);
         // The live region: on every change while paused, at most every 1.5 s while playing.
-        // A seek's intermediate states are not announced: only where it ends.
-        if !seek_on && announced_version.get() != v && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS) {
+        // A seek's or a drag's intermediate states are not announced: only where it ends.
+        if !seek_on
+            && !scrubbing
+            && announced_version.get() != v
+            && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS)
+        {
             announced_version.set(v);
             last_announce.set(ts);
             announce_changes(sim, &said_outcome, playing);
@@ -274,7 +280,7 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             }
         }
         // A long seek leaves many log lines to hash before the digest can show: a slice a frame.
-        if sim.seeking.get_untracked().is_none() && sim.digest_shown.get_untracked().is_none() {
+        if sim.seeking.get_untracked().is_none() && !scrubbing && sim.digest_shown.get_untracked().is_none() {
             sim.fold_digest(DIGEST_FRAME_MS);
         }
         if bench && samples.length() < FRAME_SAMPLES {

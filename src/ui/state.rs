@@ -130,6 +130,10 @@ pub struct Sim {
     pub embed_origins: StoredValue<Option<Vec<String>>>,
     /// A long seek still under way: the frame loop advances it a slice per frame.
     pub seeking: RwSignal<Option<SeekJob>>,
+    /// The time bar's handle is held (a drag under way): a seek that reaches the handle leaves
+    /// the DOM panels as they are until it is let go, so a drag's frames go to the seek and the
+    /// canvas (`Sim::let_go_of_scrub`).
+    scrub_held: StoredValue<bool>,
     /// Counts the runs installed: with the source, the identity of the run shown (`run_id`).
     runs: RwSignal<u64>,
     /// Counts the runs asked for (preset, file, paste, link, comparison) and the runs installed.
@@ -215,6 +219,7 @@ impl Sim {
             embed: RwSignal::new(false),
             embed_origins: StoredValue::new(None),
             seeking: RwSignal::new(None),
+            scrub_held: StoredValue::new(false),
             runs: RwSignal::new(0),
             asked: StoredValue::new(0),
         };
@@ -772,12 +777,56 @@ impl Sim {
         self.seek_slices(SeekJob { from, to: t, chunk: 50 }, SEEK_FIRST_MS);
     }
 
+    /// Moves toward simulated time `t` without doing the work now: the time bar's input. A seek
+    /// under way is turned toward `t` (the positions the handle has passed are dropped); else a
+    /// seek starts. Either way the frame loop advances it a slice per frame, so dragging the bar
+    /// over a long run never holds up the page, however many positions it reports.
+    pub fn seek_toward(&self, t: Millis) {
+        let job = match self.seeking.get_untracked() {
+            Some(job) => SeekJob { to: t, ..job },
+            None => {
+                let now = self.peek(|m| m.now()).unwrap_or(0);
+                if now == t {
+                    return;
+                }
+                SeekJob { from: now, to: t, chunk: 50 }
+            }
+        };
+        self.seeking.set(Some(job));
+    }
+
+    /// Whether the time bar's handle is held: the frame loop then leaves the live region and
+    /// the digest, like the panels, to the moment it is let go.
+    pub fn scrub_held(&self) -> bool {
+        self.scrub_held.get_value()
+    }
+
+    /// The time bar's handle is pressed (`true`) or let go (`false`). Let go with its seek done,
+    /// the panels catch up at once.
+    pub fn hold_scrub(&self, held: bool) {
+        self.scrub_held.set_value(held);
+        if !held && self.seeking.get_untracked().is_none() {
+            self.sync_ui();
+        }
+    }
+
     /// Advances a seek for about `budget_ms` of wall time; what is left stays in `seeking` for
     /// the next frame. Each slice is one `History::advance`, so edits and checkpoints happen
-    /// exactly as in a seek done at once.
+    /// exactly as in a seek done at once. A seek turned back behind the model's time (the time
+    /// bar dragged back) first restores the checkpoint before its target: a clone.
     pub fn seek_slices(&self, mut job: SeekJob, budget_ms: f64) {
         let start = perf_now();
         let mut done = false;
+        if self.peek(|m| job.to < m.now()).unwrap_or(false) {
+            // `seeking` stays set meanwhile: the panels wait for the seek's end.
+            let mut restored = false;
+            self.with_history(true, |h, m| restored = h.rewind(m, job.to));
+            if !restored {
+                self.seeking.set(None);
+                return;
+            }
+            job.from = self.peek(|m| m.now()).unwrap_or(0);
+        }
         // The DOM panels wait for the end: re-rendering them per slice would cost more than the
         // slices (the clock and the progress bar follow `version`).
         self.seeking.set(Some(job));
@@ -802,7 +851,7 @@ impl Sim {
             }
         });
         self.seeking.set(if done { None } else { Some(job) });
-        if done {
+        if done && !self.scrub_held.get_value() {
             self.sync_ui();
         }
     }
