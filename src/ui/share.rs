@@ -8,15 +8,14 @@ use wasm_bindgen::JsCast;
 
 use super::state::{edit_name, fmt_ms, Sim};
 
-/// Reads a dropped or picked file as text, then hands it to `done`. `Blob.text()` is a promise,
-/// awaited in a task: nothing is left behind per file (a `FileReader` callback had to be leaked
-/// with `Closure::forget`). A file that cannot be read arrives as empty text, which the scenario
-/// parser then reports.
+/// Reads a dropped or picked file as text (gloo-file: its reader is dropped with the future, so
+/// nothing is left behind per file), then hands it to `done`. A file that cannot be read arrives
+/// as empty text, which the scenario parser or the importer then reports.
 pub(super) fn read_file(file: web_sys::File, done: impl FnOnce(String, String) + 'static) {
+    let file = gloo_file::File::from(file);
     let name = file.name();
-    let reading = file.text();
     leptos::task::spawn_local(async move {
-        let text = js_sys::futures::JsFuture::from(reading).await.ok().and_then(|v| v.as_string()).unwrap_or_default();
+        let text = gloo_file::futures::read_as_text(&file).await.unwrap_or_default();
         done(text, name);
     });
 }
