@@ -294,6 +294,15 @@ test('3. embeds: drawn at once, titled by their preset, a time bar with step and
   assert.equal(await bad.page.$('[data-testid="link-error"] .dismiss'), null);
   const box = await bad.page.locator('[data-testid="link-error"]').boundingBox();
   assert.ok(box && box.y >= 0 && box.y + box.height <= 400.5, `the error is inside the frame: ${JSON.stringify(box)}`);
+  // It points to the gallery of presets: the app itself, without the broken link, in a new tab.
+  const gallery = bad.page.locator('[data-testid="link-error"] [data-testid="embed-gallery"]');
+  assert.ok(await gallery.isVisible(), 'a link to the presets');
+  const g = await gallery.boundingBox();
+  assert.ok(g.y >= 0 && g.y + g.height <= 400.5 && g.x >= 0 && g.x + g.width <= 640.5, `the link is inside the frame: ${JSON.stringify(g)}`);
+  assert.equal(await gallery.getAttribute('target'), '_blank');
+  const href = await gallery.evaluate((a) => a.href);
+  assert.equal(new URL(href).hash, '', `the presets' page, not the broken link: ${href}`);
+  assert.equal(new URL(href).pathname, new URL(bad.page.url()).pathname);
   await bad.page.screenshot({ path: join(artifacts, 'classroom-embed-bad-preset.png') });
   await bad.page.close();
 });

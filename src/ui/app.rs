@@ -145,7 +145,19 @@ pub fn LinkError() -> impl IntoView {
                 <p class="error link-error" role="alert" data-testid="link-error">
                     {e}
                     // A refused embed has nothing else to show: dismissing would leave an empty frame.
-                    <Show when=move || !sim.embed_refused.get()>
+                    // Instead it points its reader to the presets, in the app (a new tab: the
+                    // page around the frame stays).
+                    <Show
+                        when=move || !sim.embed_refused.get()
+                        fallback=|| {
+                            view! {
+                                " "
+                                <a href="./" target="_blank" rel="noopener" data-testid="embed-gallery">
+                                    "See the presets in mqviz ↗"
+                                </a>
+                            }
+                        }
+                    >
                         <button class="dismiss" aria-label="Dismiss" on:click=move |_| sim.link_error.set(None)>"×"</button>
                     </Show>
                 </p>
