@@ -66,7 +66,7 @@ pub fn TopBar(toggle_play: impl Fn() + Copy + Send + Sync + 'static) -> impl Int
             // What the page is, for a first-time viewer: the name alone says nothing.
             <span class="brand">
                 "mqviz"
-                <span class="tagline" data-testid="tagline">"RocketMQ, Kafka and Pulsar consumer groups, simulated"</span>
+                <span class="tagline" data-testid="tagline">"message-broker simulator"</span>
             </span>
             <label class="field">
                 <span class="sr-only">"Scenario"</span>
