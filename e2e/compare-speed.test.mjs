@@ -9,14 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, artifacts } from './harness.mjs';
+import { useBrowser, openPage, artifacts, pct } from './harness.mjs';
 
 const ctx = useBrowser();
-
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
-}
 
 const dotsOf = (testid) => Number(document.querySelector(`[data-testid="${testid}"]`)?.dataset.dots ?? 0);
 

@@ -204,3 +204,9 @@ export async function waitMs(page, ms, { timeout = 30000 } = {}) {
     { timeout },
   );
 }
+
+/// The `p`th percentile of `xs`, to a tenth (the timing figures the browser tests print).
+export function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
+}

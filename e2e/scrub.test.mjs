@@ -7,15 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, simMs, artifacts } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, pct } from './harness.mjs';
 
 const ctx = useBrowser();
 const MESSAGES = Number(process.env.MQVIZ_SCRUB_MESSAGES || 1000000);
-
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
-}
 
 /// Starts recording frame intervals and long tasks (the browser's own measure of main-thread
 /// work that kept frames from coming) in the page.

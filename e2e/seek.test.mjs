@@ -5,15 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, simMs, artifacts, waitMs } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, waitMs, pct } from './harness.mjs';
 
 const ctx = useBrowser();
 const MESSAGES = Number(process.env.MQVIZ_SEEK_MESSAGES || 1000000);
-
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10 : NaN;
-}
 
 /// The end of the bench's run: read once the page shows that run (a scenario of its own,
 /// `own:<n>`), settled.

@@ -132,7 +132,7 @@ pub struct Sim {
     pub seeking: RwSignal<Option<SeekJob>>,
     /// The time bar's handle is held (a drag under way): a seek that reaches the handle leaves
     /// the DOM panels as they are until it is let go, so a drag's frames go to the seek and the
-    /// canvas (`Sim::let_go_of_scrub`).
+    /// canvas (`Sim::hold_scrub`).
     scrub_held: StoredValue<bool>,
     /// Counts the runs installed: with the source, the identity of the run shown (`run_id`).
     runs: RwSignal<u64>,
@@ -765,14 +765,6 @@ impl Sim {
     /// progress bar and a cancel button, so a long run never freezes the page.
     pub fn seek(&self, t: Millis) {
         self.seeking.set(None);
-        let now = self.peek(|m| m.now()).unwrap_or(0);
-        if t < now {
-            let mut restored = false;
-            self.with_history(true, |h, m| restored = h.rewind(m, t));
-            if !restored {
-                return;
-            }
-        }
         let from = self.peek(|m| m.now()).unwrap_or(0);
         self.seek_slices(SeekJob { from, to: t, chunk: 50 }, SEEK_FIRST_MS);
     }
