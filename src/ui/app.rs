@@ -400,11 +400,21 @@ pub fn App() -> impl IntoView {
                                 format!("{measure} per {} ({what})", sim.peek(|m| m.partition_noun()).unwrap_or("partition"))
                             }}
                         </figcaption>
-                        <canvas data-testid="plot-backlog" node_ref=cv.backlog aria-label="Backlog per partition over time"></canvas>
+                        <canvas
+                            data-testid="plot-backlog"
+                            node_ref=cv.backlog
+                            on:click=move |ev| super::plot::seek_on_click(sim, ev)
+                            aria-label="Backlog per partition over time; click to go to a time"
+                        ></canvas>
                     </figure>
                     <figure>
                         <figcaption>"Consumed per second, per consumer (marks: reassignments)"</figcaption>
-                        <canvas data-testid="plot-consumed" node_ref=cv.consumed aria-label="Consumed per second per consumer"></canvas>
+                        <canvas
+                            data-testid="plot-consumed"
+                            node_ref=cv.consumed
+                            on:click=move |ev| super::plot::seek_on_click(sim, ev)
+                            aria-label="Consumed per second per consumer; click to go to a time"
+                        ></canvas>
                     </figure>
                 </div>
             </main>

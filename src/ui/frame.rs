@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 use super::announce;
 use super::canvas;
 use super::outcome;
+use super::plot;
 use super::plots::{draw_backlog, draw_consumed};
 use super::state::{Sim, DIGEST_FRAME_MS, SLICE_MS};
 use super::track::Tracker;
@@ -85,7 +86,8 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let clock = Rc::new(Cell::new(0.0f64));
     let drawn_version = Rc::new(Cell::new(u64::MAX));
     let busy = Rc::new(Cell::new(false));
-    let plotted = Rc::new(Cell::new((u64::MAX, 0u64, f64::MIN)));
+    // What the plots last showed: (series version, epoch, model time, plot code version) and when.
+    let plotted = Rc::new(Cell::new(((u64::MAX, 0u64, 0, 0u32), f64::MIN)));
     let first = Rc::new(Cell::new(false));
     let last_sync = Rc::new(Cell::new(f64::MIN));
     let last_announce = Rc::new(Cell::new(f64::MIN));
@@ -252,15 +254,19 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             });
         }
         drawn_version.set(v);
-        let (pv, pe, pts) = plotted.get();
-        if resize_now || (!hold && (t.series_version != pv || epoch != pe) && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
+        let (shown, pts) = plotted.get();
+        let now = sim.peek(|m| m.now()).unwrap_or(0);
+        // The plots' code arriving (`plot::version`) counts as new data: they were blank until then.
+        let wanted = (t.series_version, epoch, now, plot::version_untracked());
+        if resize_now || (!hold && wanted != shown && (!playing || ts - pts >= PLOT_INTERVAL_MS)) {
+            let noun = format!("{}s", sim.peek(|m| m.partition_noun()).unwrap_or("partition"));
             if let Some(el) = cv.backlog.get_untracked() {
-                draw_backlog(&el, &t);
+                draw_backlog(&el, &t, now, &noun);
             }
             if let Some(el) = cv.consumed.get_untracked() {
-                draw_consumed(&el, &t);
+                draw_consumed(&el, &t, now);
             }
-            plotted.set((t.series_version, epoch, ts));
+            plotted.set((wanted, ts));
         }
         drop(t);
         // The live region: on every change while paused, at most every 1.5 s while playing.

@@ -1,22 +1,23 @@
 //! The stage's plots: backlog per partition over time and consumed per second per consumer, with
-//! reassignment instants as vertical marks, and the heartbeat-cost plot (`line_chart` draws them).
+//! reassignment instants as vertical marks, and the heartbeat-cost plot (`plot` draws them).
 
 use web_sys::HtmlCanvasElement;
 
-use super::line_chart::{self, Chart, Line};
+use super::plot::{self, Chart, Line};
 use super::track::Tracker;
-
-/// Ink levels for lines (dark to light), combined with three dash styles: nine distinct styles.
-const INKS: [&str; 3] = ["#111827", "#4b5563", "#8c94a0"];
+use mqviz_engine::Millis;
 
 struct Spec<'a> {
-    title: &'a str,
+    /// What one line is, plural.
+    noun: &'a str,
     names: Vec<String>,
     /// One series per name: (time s, value).
     series: Vec<Vec<(f64, f64)>>,
     until_ms: u64,
     /// Vertical marks (ms).
     marks: &'a [u64],
+    /// The model's time (ms), drawn as a vertical line.
+    now: Option<Millis>,
     /// Also mark every point (sparse series such as one point per heartbeat).
     points: bool,
     /// Written to `data-drawn` when done.
@@ -27,25 +28,20 @@ fn draw(el: &HtmlCanvasElement, spec: Spec<'_>) {
     let marks: Vec<f64> = spec.marks.iter().map(|&at| at as f64 / 1000.0).collect();
     let lines = spec.names.into_iter().zip(spec.series).map(|(name, points)| Line { name, points }).collect();
     let chart = Chart {
-        title: spec.title,
         lines,
         x_max: spec.until_ms as f64 / 1000.0,
         marks: &marks,
-        playhead: None,
+        playhead: spec.now.map(|t| t as f64 / 1000.0),
         dots: spec.points,
-        inks: &INKS,
-        labelled: 9,
-        name_chars: 22,
-        headroom: 1.15,
-        line_width: 1.8,
+        noun: spec.noun,
     };
-    if line_chart::draw(el, &chart) {
+    if plot::draw(el, &chart) {
         let _ = el.set_attribute("data-drawn", &spec.drawn);
     }
 }
 
-/// Backlog (stored − committed) per partition.
-pub fn draw_backlog(el: &HtmlCanvasElement, t: &Tracker) {
+/// Backlog (stored − committed) per partition (`noun`: the model's word for one, plural).
+pub fn draw_backlog(el: &HtmlCanvasElement, t: &Tracker, now: Millis, noun: &str) {
     let n = t.len();
     let names = t.partition_labels.clone();
     let bs = t.bucket_ms as f64 / 1000.0;
@@ -54,12 +50,12 @@ pub fn draw_backlog(el: &HtmlCanvasElement, t: &Tracker) {
     draw(
         el,
         Spec {
-            // The caption is the figure's, in the page.
-            title: "",
+            noun,
             names,
             series,
             until_ms: t.until,
             marks: &t.rebalances,
+            now: Some(now),
             points: false,
             drawn: t.series_version.to_string(),
         },
@@ -67,7 +63,7 @@ pub fn draw_backlog(el: &HtmlCanvasElement, t: &Tracker) {
 }
 
 /// Messages consumed per second per consumer.
-pub fn draw_consumed(el: &HtmlCanvasElement, t: &Tracker) {
+pub fn draw_consumed(el: &HtmlCanvasElement, t: &Tracker, now: Millis) {
     let n = t.len();
     let bs = (t.bucket_ms as f64 / 1000.0).max(0.001);
     let names = t.consumers.iter().map(|c| c.to_string()).collect();
@@ -79,11 +75,12 @@ pub fn draw_consumed(el: &HtmlCanvasElement, t: &Tracker) {
     draw(
         el,
         Spec {
-            title: "",
+            noun: "consumers",
             names,
             series,
             until_ms: t.until,
             marks: &t.rebalances,
+            now: Some(now),
             points: false,
             drawn: t.series_version.to_string(),
         },
@@ -92,19 +89,8 @@ pub fn draw_consumed(el: &HtmlCanvasElement, t: &Tracker) {
 
 /// Heartbeat registration cost: one series per broker, entries touched by each
 /// `ConsumerFilterManager.register` call (one per group heartbeat) over time.
-pub fn draw_filter_cost(el: &HtmlCanvasElement, until_ms: u64, series: Vec<(String, Vec<(f64, f64)>)>) {
+pub fn draw_filter_cost(el: &HtmlCanvasElement, until_ms: u64, now: Millis, series: Vec<(String, Vec<(f64, f64)>)>) {
     let n: usize = series.iter().map(|s| s.1.len()).sum();
     let (names, series) = series.into_iter().unzip();
-    draw(
-        el,
-        Spec {
-            title: "Entries touched per heartbeat registration",
-            names,
-            series,
-            until_ms,
-            marks: &[],
-            points: true,
-            drawn: n.to_string(),
-        },
-    );
+    draw(el, Spec { noun: "brokers", names, series, until_ms, marks: &[], now: Some(now), points: true, drawn: n.to_string() });
 }

@@ -1,19 +1,15 @@
 //! The lag plot (the "Lag" tab): one line per partition (per group and partition when several
-//! groups read), drawn like the shared plots (`line_chart`): on a `<canvas>` at the device pixel ratio,
-//! lines told apart by dash and grey level, each named at its end in a margin of its own (no
-//! legend over the data), a vertical line at the playhead.
+//! groups read), drawn like the shared plots (`ui::plot`): the largest few named in a legend of its
+//! own margin, the rest summarised, a vertical line at the playhead, a click to go to a time.
 
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use super::lag::{lag_series, LagSeries};
-use crate::ui::line_chart::{self, Chart, Line};
+use crate::ui::plot::{self, Chart, Line};
 use crate::ui::state::Sim;
 use mqviz_engine::Millis;
 use mqviz_kafka::world::World;
-
-/// Ink levels (all at least 4.5:1 on white, so the end labels are readable) × three dash styles.
-const INKS: [&str; 4] = ["#111827", "#374151", "#4b5563", "#6b7280"];
 
 fn draw(el: &HtmlCanvasElement, series: &[LagSeries], until: Millis, now: Millis) {
     let lines = series
@@ -21,19 +17,14 @@ fn draw(el: &HtmlCanvasElement, series: &[LagSeries], until: Millis, now: Millis
         .map(|s| Line { name: s.name.clone(), points: s.points.iter().map(|&(at, v)| (at as f64 / 1000.0, v as f64)).collect() })
         .collect();
     let chart = Chart {
-        title: "",
         lines,
         x_max: until as f64 / 1000.0,
         marks: &[],
         playhead: Some(now as f64 / 1000.0),
         dots: false,
-        inks: &INKS,
-        labelled: 12,
-        name_chars: 24,
-        headroom: 1.12,
-        line_width: 1.6,
+        noun: "partitions",
     };
-    if !line_chart::draw(el, &chart) {
+    if !plot::draw(el, &chart) {
         return;
     }
     let points: usize = series.iter().map(|s| s.points.len()).sum();
@@ -46,16 +37,17 @@ fn draw(el: &HtmlCanvasElement, series: &[LagSeries], until: Millis, now: Millis
 #[component]
 pub fn LagPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     let sim = expect_context::<Sim>();
-    let plot: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let resized = RwSignal::new(0u32);
     let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
     Effect::new(move |_| {
         sim.ui_version.track();
         resized.track();
+        plot::version();
         if !visible.get() {
             return;
         }
-        let Some(el) = plot.get() else { return };
+        let Some(el) = canvas.get() else { return };
         request_animation_frame(move || {
             let data = sim.peek_as::<World, _>(|w| (lag_series(w), w.scenario.until.max(w.now), w.now));
             if let Some((series, until, now)) = data {
@@ -72,9 +64,10 @@ pub fn LagPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
             <canvas
                 class="kafka-lag-plot"
                 data-testid="kafka-lag-plot"
-                node_ref=plot
+                node_ref=canvas
                 role="img"
-                aria-label="Lag in records per partition over time, one line per partition, named at its end"
+                on:click=move |ev| plot::seek_on_click(sim, ev)
+                aria-label="Lag in records per partition over time, one line per partition; the largest are named in the legend; click to go to a time"
             ></canvas>
         </section>
     }

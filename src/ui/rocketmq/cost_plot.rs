@@ -26,6 +26,7 @@ pub fn CostPlot(#[prop(into)] visible: Signal<bool>, testid: &'static str) -> im
     Effect::new(move |_| {
         sim.ui_version.track();
         resized.track();
+        crate::ui::plot::version();
         if !visible.get() {
             return;
         }
@@ -40,10 +41,10 @@ pub fn CostPlot(#[prop(into)] visible: Signal<bool>, testid: &'static str) -> im
                         (format!("{} ({})", b.name, b.filter_manager.design().name()), pts)
                     })
                     .collect();
-                (w.scenario.until, series)
+                (w.scenario.until, w.now, series)
             });
-            if let Some((until, series)) = data {
-                draw_filter_cost(&el, until, series);
+            if let Some((until, now, series)) = data {
+                draw_filter_cost(&el, until, now, series);
             }
         });
     });
@@ -52,7 +53,8 @@ pub fn CostPlot(#[prop(into)] visible: Signal<bool>, testid: &'static str) -> im
             class="cost-plot"
             data-testid=testid
             node_ref=plot
-            aria-label="Entries touched per heartbeat registration over time, one line per broker"
+            on:click=move |ev| crate::ui::plot::seek_on_click(sim, ev)
+            aria-label="Entries touched per heartbeat registration over time, one line per broker; click to go to a time"
         ></canvas>
     }
 }
