@@ -345,7 +345,28 @@ test('4. the comparison counts moves per rebalance, for every model, and says wh
       const b = await page.locator(`[data-testid="${id}"]`).boundingBox();
       assert.ok(b.y >= 0 && b.y + b.height <= 800.5, `${id} inside 1280×800: ${JSON.stringify(b)}`);
     }
-    if (path === 'end') await page.screenshot({ path: join(artifacts, 'classroom-compare-1280x800.png') });
+    if (path === 'end') {
+      await page.screenshot({ path: join(artifacts, 'classroom-compare-1280x800.png') });
+      // Side by side at 1280×800: one row, A left of B.
+      const a = await page.locator('[data-testid="canvas-topology"]').boundingBox();
+      const b = await page.locator('[data-testid="canvas-compare"]').boundingBox();
+      assert.ok(Math.abs(a.y - b.y) < 2 && a.x + a.width <= b.x + 1, `A ${JSON.stringify(a)}, B ${JSON.stringify(b)}`);
+      assert.ok(a.width >= 400 && b.width >= 400, `each side at least 400 px wide: ${a.width}, ${b.width}`);
+      // Every panel says which side it describes.
+      assert.match(await page.textContent('[data-testid="outcome"]'), /^ASide A: /);
+      assert.match(await page.textContent('[data-testid="inspector-side"]'), /^AThese panels describe side A \(allocation AVG\)\.$/);
+      assert.match(await page.textContent('[data-testid="editor-side"]'), /^AEdits here change side A \(allocation AVG\)\.$/);
+      // At 800×600 the runs stack, and each shows all twelve queues: q9-q11, the ones that moved
+      // under AVG, are not folded away.
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.waitForFunction(() =>
+        ['canvas-topology', 'canvas-compare'].every((id) => {
+          const s = JSON.parse(document.querySelector(`[data-testid="${id}"]`)?.dataset.scene || 'null');
+          return s && ['q9', 'q10', 'q11'].every((q) => s.rows.includes(q)) && s.mores.length === 0;
+        }),
+      );
+      await page.screenshot({ path: join(artifacts, 'classroom-compare-800x600.png'), fullPage: true });
+    }
     await page.close();
   }
   assert.deepEqual(lists[0], lists[1], 'the list does not depend on the way the playhead went');
@@ -571,4 +592,32 @@ test('10. a bad link opens what it can, names the bad field and keeps the addres
   await panel.page.waitForFunction(() => /copied|refused/.test(document.querySelector('[data-testid="copy-status"]')?.textContent || ''));
   assert.match(await panel.page.inputValue('[data-testid="share-link"]'), /panel=filters/);
   await panel.page.close();
+});
+
+test('11. the first screen states the lesson, and at t = 0 no owner is an alarm yet', async () => {
+  for (const [width, height] of [
+    [800, 600],
+    [1280, 800],
+  ]) {
+    const { page, errors } = await openPage(ctx, { viewport: { width, height }, fragment: '#preset=kafka-eager-join' });
+    // The lesson is on the first screen, unfolded, before Play.
+    const lesson = page.locator('[data-testid="lesson"]');
+    assert.match(await lesson.textContent(), /EAGER rebalance every member revokes all its partitions/);
+    const b = await lesson.boundingBox();
+    assert.ok(b && b.y >= 0 && b.y + b.height <= height, `the lesson inside ${width}×${height}: ${JSON.stringify(b)}`);
+    assert.ok(await page.locator('[data-testid="play"]').isVisible());
+    // At t = 0 the assignment says "not started", in grey, for every partition.
+    const rows = await page.$$eval('[data-testid="assignment-table"] tr[data-queue]', (l) => l.map((r) => [r.className, r.cells[1].textContent]));
+    assert.equal(rows.length, 12);
+    assert.ok(rows.every(([cls, text]) => cls === 'muted' && text === 'not started'), JSON.stringify(rows));
+    // Once the run is under way, an unowned partition is an alarm with its reason again.
+    if (width === 1280) {
+      await page.keyboard.press('End');
+      await page.waitForSelector('[data-testid="sim-time"][data-at-end="true"][data-ready]');
+      const after = await page.$$eval('[data-testid="assignment-table"] tr[data-queue]', (l) => l.map((r) => r.cells[1].textContent));
+      assert.ok(!after.includes('not started'), JSON.stringify(after));
+    }
+    await page.close();
+    assert.deepEqual(errors, []);
+  }
 });

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use mqviz_app::presets::CATALOGUE;
 use mqviz_model::BrokerKind;
 
 use super::canvas::{self, Act};
@@ -14,7 +15,7 @@ use super::lazy::lazy_view;
 use super::legend::Legend;
 use super::parts;
 use super::share::ShareBar;
-use super::state::Sim;
+use super::state::{Sim, Source};
 use super::tour::TourStart;
 
 /// Whether the element a key press is aimed at handles that key itself, so a page shortcut must
@@ -53,6 +54,24 @@ fn first_sentence(text: &str) -> (String, String) {
     match text.find(". ") {
         Some(i) if i < 260 => (text[..=i].to_string(), text[i + 2..].to_string()),
         _ => (text.to_string(), String::new()),
+    }
+}
+
+/// While two runs are compared, which one a panel describes: side A, the page's own run (the
+/// other side has only its canvas and its column of the comparison's lists).
+#[component]
+fn SideNote(what: &'static str, testid: &'static str) -> impl IntoView {
+    let sim = expect_context::<Sim>();
+    view! {
+        <Show when=move || sim.comparing.get()>
+            <p class="side-note" data-testid=testid>
+                <span class="side-tag">"A"</span>
+                {move || {
+                    let label = super::share::this_label(sim);
+                    if label.is_empty() { format!("{what} side A.") } else { format!("{what} side A ({label}).") }
+                }}
+            </p>
+        </Show>
     }
 }
 
@@ -109,6 +128,7 @@ fn InspectorTabs() -> impl IntoView {
                     .collect_view()
             }}
         </div>
+        <SideNote what="These panels describe" testid="inspector-side" />
         <div class="tab-body" role="tabpanel" id="tabpanel-0" aria-labelledby="tab-0" class:hidden=move || tab.get() != 0>
             <Inspector />
         </div>
@@ -294,6 +314,13 @@ pub fn App() -> impl IntoView {
         sim.kind.track();
         sim.peek(|m| m.description().to_string()).unwrap_or_default()
     };
+    let lesson = move || {
+        sim.preset.track();
+        match sim.source.get() {
+            Source::Preset(i) => CATALOGUE.get(i).map(|p| p.lesson),
+            Source::Own { .. } => None,
+        }
+    };
     let title = move || {
         sim.preset.track();
         sim.kind.track();
@@ -305,7 +332,7 @@ pub fn App() -> impl IntoView {
     }
 
     view! {
-        <div class="app">
+        <div class="app" class:comparing=move || sim.comparing.get()>
             // The first Tab stop: straight to the canvas, past the bars and the editor. Not a
             // fragment link: the fragment is the run's link.
             <nav class="skip" aria-label="Skip links">
@@ -337,12 +364,22 @@ pub fn App() -> impl IntoView {
                     <TourStart />
                     <ShareBar />
                 </div>
+                // A preset's lesson is the line shown before Play; the description (what to
+                // watch) is behind it. A run of the user's own shows its description's first
+                // sentence there instead.
                 <details class="what" data-testid="description">
                     <summary>
-                        <strong>"What to watch: "</strong>
-                        {move || first_sentence(&description()).0}
+                        {move || match lesson() {
+                            Some(lesson) => view! { <strong>"The lesson: "</strong><span data-testid="lesson">{lesson}</span> }.into_any(),
+                            None => view! { <strong>"What to watch: "</strong>{first_sentence(&description()).0} }.into_any(),
+                        }}
                     </summary>
-                    <p>{move || first_sentence(&description()).1}</p>
+                    <p>
+                        {move || match lesson() {
+                            Some(_) => view! { <strong>"What to watch: "</strong>{description()} }.into_any(),
+                            None => first_sentence(&description()).1.into_any(),
+                        }}
+                    </p>
                 </details>
                 {move || {
                     super::fetching::what()
@@ -352,6 +389,7 @@ pub fn App() -> impl IntoView {
                 <LinkError />
             </section>
             <aside class="panel editor-panel" aria-label="Scenario editor">
+                <SideNote what="Edits here change" testid="editor-side" />
                 {move || parts::editor(sim.kind.get())}
             </aside>
             <main class="stage" id="stage" class:comparing=move || sim.comparing.get()>

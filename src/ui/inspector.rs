@@ -25,6 +25,7 @@ pub fn Inspector() -> impl IntoView {
     let assignment_rows = Memo::new(move |_| {
         sim.read(|m| {
             let view = m.view();
+            let started = m.now() > 0;
             let mut h = String::new();
             for t in view.topics.iter().filter(|t| !t.internal) {
                 for p in &t.partitions {
@@ -42,7 +43,10 @@ pub fn Inspector() -> impl IntoView {
                     let owner_s = esc(&names.join(", "));
                     // The model gives a reason only when having no owner is a fault; without one
                     // the queue is simply not assigned (yet, or to a group that wants it).
-                    let (cls, text) = if names.is_empty() {
+                    // At t = 0 no member has joined or rebalanced yet: not an alarm.
+                    let (cls, text) = if names.is_empty() && !started {
+                        (" class=\"muted\"", "not started".to_string())
+                    } else if names.is_empty() {
                         match p.unowned_reason.as_deref() {
                             Some(r) => (" class=\"unowned\"", format!("— unowned — ({})", esc(r))),
                             None => (" class=\"muted\"", "not assigned".to_string()),

@@ -33,6 +33,11 @@ pub fn Outcome() -> impl IntoView {
         outcome.get().map(|(text, alarm)| {
             view! {
                 <p class="outcome" class:alarm=alarm data-testid="outcome" data-alarm=alarm.to_string()>
+                    // While comparing, the sentence is side A's.
+                    <Show when=move || sim.comparing.get()>
+                        <span class="side-tag" title="Side A">"A"</span>
+                        <span class="sr-only">"Side A: "</span>
+                    </Show>
                     {text}
                 </p>
             }

@@ -622,7 +622,8 @@ fn paint(
     let mut carets: Vec<(f64, f64)> = Vec::new();
     for row in &l.rows {
         let p = &view.topics[row.topic].partitions[row.index];
-        let unowned = p.owners.is_empty() && p.unowned_reason.is_some();
+        // At t = 0 nothing has started: no alarm for owners nobody could have yet.
+        let unowned = p.owners.is_empty() && p.unowned_reason.is_some() && sim.now() > 0;
         font(ctx, f, if unowned { "italic 400" } else { "400" });
         ctx.set_fill_style_str(palette::INK);
         let bar = row.bar;
