@@ -105,6 +105,10 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let resized = RwSignal::new(0u32);
     let _ = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
     let seen_resize = Rc::new(Cell::new(0u32));
+    // The topology canvas's box when last looked at: it changes without a window resize when
+    // what is around it does (a model's stage pictures arriving, a comparison opening), and a
+    // canvas not redrawn then shows its old bitmap squeezed or cut.
+    let seen_box = Rc::new(Cell::new((0i32, 0i32)));
     let samples = js_sys::Array::new();
     if bench {
         set_global("__mqvizFrameMs", &samples);
@@ -208,11 +212,13 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
             last_seek_draw.set(ts);
         }
         let canvas_now = cv.topology.get_untracked();
+        let canvas_box = canvas_now.as_ref().map_or((0, 0), |c| (c.client_width(), c.client_height()));
         let new_canvas = *drawn_canvas.borrow() != canvas_now;
         if new_canvas {
             *drawn_canvas.borrow_mut() = canvas_now;
         }
-        let resize_now = resize_now || new_canvas;
+        let resized_box = seen_box.replace(canvas_box) != canvas_box;
+        let resize_now = resize_now || new_canvas || resized_box;
         let mut t = tracker.borrow_mut();
         let mut dots = None;
         sim.model.with_value(|m| {

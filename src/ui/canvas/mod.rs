@@ -74,6 +74,21 @@ thread_local! {
     static WIDTHS: RefCell<std::collections::HashMap<(String, String), f64>> = RefCell::new(std::collections::HashMap::new());
     /// The texts the frame being drawn had to shorten (reported in `data-scene`).
     static CUT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// Every text the frame being drawn wrote, with its box (x, y, w, h in CSS px; reported in
+    /// `data-scene`, where a browser test checks that no two overlap and none leaves the canvas).
+    static TEXTS: RefCell<Vec<(String, Rect)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes `s` with its left end at `x` and its middle at `y` (the canvas's alignment and
+/// baseline), and records its box.
+fn fill(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64) {
+    let _ = ctx.fill_text(s, x, y);
+    let size = FONT.with(|f| {
+        let f = f.borrow();
+        f.split_whitespace().find_map(|w| w.strip_suffix("px").and_then(decimal::parse)).unwrap_or(12.0)
+    });
+    let r = Rect { x, y: y - size / 2.0, w: measure(ctx, s), h: size };
+    TEXTS.with(|t| t.borrow_mut().push((s.to_string(), r)));
 }
 
 /// Runs `f` on the state of canvas `slot`.
@@ -205,7 +220,7 @@ fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
         CUT.with(|c| c.borrow_mut().push(s.to_string()));
     }
     if !t.is_empty() {
-        let _ = ctx.fill_text(&t, x, y);
+        fill(ctx, &t, x, y);
     }
 }
 
@@ -390,6 +405,7 @@ pub fn draw(
 
     let view = sim.view();
     CUT.with(|c| c.borrow_mut().clear());
+    TEXTS.with(|t| t.borrow_mut().clear());
     with_state(slot, |st| {
         let mut l = layout::layout(&view, cw, ch, &st.pages);
         // A tour's highlight on a page not shown: turn to the page that shows it.
@@ -482,6 +498,8 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         // The tour's highlight as drawn (canvas CSS px), and every text shortened with "…".
         "highlight": st.highlight.as_ref().zip(st.highlight_rect).map(|(k, r)| json!({"key": k, "x": r.x, "y": r.y, "w": r.w, "h": r.h})),
         "cut": CUT.with(|c| c.borrow().clone()),
+        // Every text drawn: [text, x, y, w, h].
+        "texts": TEXTS.with(|t| t.borrow().iter().map(|(s, r)| json!([s, r.x, r.y, r.w, r.h])).collect::<Vec<_>>()),
     })
     .to_string()
 }
@@ -585,7 +603,7 @@ fn paint(
             let parts = wrap(ctx, &s, r.w, n);
             let top = r.mid_y() - (parts.len() as f64 - 1.0) * lh / 2.0;
             for (k, part) in parts.iter().enumerate() {
-                let _ = ctx.fill_text(part, r.x, top + k as f64 * lh);
+                fill(ctx, part, r.x, top + k as f64 * lh);
             }
         }
         if b.more_lines > 0 {
@@ -618,7 +636,9 @@ fn paint(
         .unwrap_or(0);
     let slots = (longest as f64).max(12.0);
     let mut batch = CellBatch::default();
-    let mut badges: Vec<(String, Rect)> = Vec::new();
+    // (badge, its row's bar, the top of its row's slot: a pill never rises above it, onto the
+    // broker's lines or the topic's title).
+    let mut badges: Vec<(String, Rect, f64)> = Vec::new();
     let mut carets: Vec<(f64, f64)> = Vec::new();
     for row in &l.rows {
         let p = &view.topics[row.topic].partitions[row.index];
@@ -696,7 +716,7 @@ fn paint(
         let info = format!("{} · {}", p.log_end, committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into()));
         text(ctx, &info, row.info.x, row.info.mid_y(), row.info.w);
         if let Some(badge) = &p.badge {
-            badges.push((badge.clone(), bar));
+            badges.push((badge.clone(), bar, row.rect.y));
         }
         st.rows.push(RowCells { partition: p.id, bar, cell_w, cells });
     }
@@ -707,7 +727,7 @@ fn paint(
     // They straddle the bar's top edge, where the row above has its position carets: those are
     // drawn again on top.
     st.badges.clear();
-    for (badge, bar) in badges {
+    for (badge, bar, row_top) in badges {
         let room = bar.w.min(l.canvas.right() - 1.0 - bar.x) - 2.0 * layout::BADGE_PAD;
         let mut size = f * 0.8;
         font(ctx, size, "600");
@@ -718,6 +738,7 @@ fn paint(
             font(ctx, size, "600");
         }
         let r = layout::badge_rect(bar, measure(ctx, &badge), (size + 4.0).round(), l.canvas);
+        let r = Rect { y: r.y.max(row_top), ..r };
         let shown = fit(ctx, &badge, r.w - 2.0 * layout::BADGE_PAD);
         rounded(ctx, r, r.h / 2.0);
         ctx.set_fill_style_str(palette::BG);
@@ -727,6 +748,8 @@ fn paint(
         ctx.stroke();
         ctx.set_fill_style_str(palette::INK);
         let _ = ctx.fill_text(&shown, r.x + layout::BADGE_PAD, r.mid_y() + 0.5);
+        // The pill is the text's box: nothing else may be written on it.
+        TEXTS.with(|t| t.borrow_mut().push((shown.clone(), r)));
         st.badges.push((badge, shown, r));
     }
     ctx.set_stroke_style_str(palette::INK);
@@ -832,7 +855,7 @@ fn paint(
                 y += lh;
                 budget -= 1;
                 ctx.set_fill_style_str(colour);
-                let _ = ctx.fill_text(&part, r.x + 7.0, y);
+                fill(ctx, &part, r.x + 7.0, y);
             }
         }
     }
@@ -841,17 +864,22 @@ fn paint(
     font(ctx, f * 0.92, "400");
     let mut x = l.key.x;
     let y = l.key.mid_y();
+    let more_w = measure(ctx, "…");
     for (k, label) in view.labels.iter().enumerate() {
         let w = measure(ctx, label);
-        if x + 14.0 + w > l.key.right() {
+        // Room for this label, and for a "…" after it unless it is the last.
+        let reserve = if k + 1 < view.labels.len() { more_w + 6.0 } else { 0.0 };
+        if x + 14.0 + w + reserve > l.key.right() {
             ctx.set_fill_style_str(palette::MUTED);
-            let _ = ctx.fill_text("…", x, y);
+            // Just after the last label drawn (or at the start), inside the key's width.
+            let at = if k == 0 { l.key.x } else { x - 10.0 };
+            fill(ctx, "…", at, y);
             break;
         }
         ctx.set_fill_style_str(palette::tag(k as u32));
         ctx.fill_rect(x, y - 5.0, 10.0, 10.0);
         ctx.set_fill_style_str(palette::INK);
-        let _ = ctx.fill_text(label, x + 14.0, y);
+        fill(ctx, label, x + 14.0, y);
         x += 14.0 + w + 14.0;
     }
     (busy, slots)
