@@ -305,7 +305,12 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     // the partition's left edge.
     let narrow = width < 520.0;
     let has_producers = !view.producers.is_empty() && !narrow;
-    let prod_w = if has_producers { decimal::clamp(width * 0.1, 84.0, 170.0) } else { 0.0 };
+    // Wide enough for the longest producer name in the bold label font (about 0.62 em a
+    // character, plus the box's padding), within a tenth to a fifth of the canvas.
+    let longest_name = view.producers.iter().map(|p| p.name.chars().count()).max().unwrap_or(0);
+    let name_w = longest_name as f64 * font * 0.62 + 14.0;
+    let prod_w =
+        if has_producers { decimal::clamp(name_w.max(width * 0.1), 84.0, (width * 0.2).clamp(84.0, 170.0)) } else { 0.0 };
     let gap_pb = if has_producers { decimal::clamp(width * 0.03, 10.0, 70.0) } else { 0.0 };
     let cons_w = if narrow { (width * 0.3).max(80.0) } else { decimal::clamp(width * 0.25, 130.0, 380.0) };
     let gap_bc = if narrow { (width * 0.06).max(14.0) } else { decimal::clamp(width * 0.07, 32.0, 160.0) };
@@ -341,8 +346,8 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
         }
     }
 
-    // Producers: small boxes, centred.
-    let np = view.producers.len();
+    // Producers: small boxes, centred (none on a narrow canvas, whose dots start at the rows).
+    let np = if has_producers { view.producers.len() } else { 0 };
     if np > 0 {
         let box_h = (2.0 * line_h + 8.0).min((avail / np as f64 - 6.0).max(line_h));
         let total = (box_h + 6.0) * np as f64 - 6.0;
@@ -741,5 +746,23 @@ mod tests {
         let next = check(p.file, &view, 980.0, 520.0, &pages);
         let second: Vec<String> = next.rows.iter().map(|r| r.label.clone()).collect();
         assert_ne!(first, second, "paging shows other topics");
+    }
+
+    #[test]
+    fn producers_are_wide_enough_for_their_names_and_absent_when_narrow() {
+        let p = PRESETS.iter().find(|p| p.file == "kafka-eager-join.json").unwrap();
+        let sim = parse(p.text).unwrap();
+        let view = sim.view();
+        let name = &view.producers[0].name;
+        assert_eq!(name, "orders-service");
+        // At 574 px (the stage at 1280x800) and 774 px (800x600), "orders-service" was cut to
+        // "orders-se…" in an 84 px box.
+        for w in [574.0, 774.0, 1214.0] {
+            let l = layout(&view, w, 320.0, &Pages::new());
+            let r = l.producers[0].1;
+            assert!(r.w - 12.0 >= name.chars().count() as f64 * l.font * 0.58, "{w}: {r:?} at font {}", l.font);
+        }
+        // A narrow canvas has no producer column: no box of no width with its label cut to nothing.
+        assert!(layout(&view, 458.0, 260.0, &Pages::new()).producers.is_empty());
     }
 }
