@@ -5,6 +5,7 @@
 
 mod announce;
 mod app;
+mod bitmap;
 mod canvas;
 mod compare;
 mod controls;

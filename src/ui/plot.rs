@@ -124,20 +124,8 @@ pub fn draw(el: &HtmlCanvasElement, chart: &Chart<'_>) -> bool {
 
 /// A blank plot that says why it is blank, with the 2D context alone.
 fn draw_nothing_yet(el: &HtmlCanvasElement, why: &str) {
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
     let (w, h) = (el.client_width() as f64, el.client_height() as f64);
-    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, w, h);
+    let Some(ctx) = super::bitmap::begin(el, w, h, "#ffffff") else { return };
     ctx.set_font("12px sans-serif");
     ctx.set_fill_style_str(super::canvas::palette::MUTED);
     ctx.set_text_align("center");
@@ -257,17 +245,11 @@ mod paint {
     /// Sizes the canvas's bitmap to its CSS box times the device pixel ratio; gives the ratio.
     /// `None` while the canvas has no layout.
     fn fit(el: &HtmlCanvasElement) -> Option<f64> {
-        let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
         let (w, h) = (el.client_width(), el.client_height());
         if w < 40 || h < 40 {
             return None;
         }
-        let (pw, ph) = ((w as f64 * dpr).round() as u32, (h as f64 * dpr).round() as u32);
-        if el.width() != pw || el.height() != ph {
-            el.set_width(pw);
-            el.set_height(ph);
-        }
-        Some(dpr)
+        Some(crate::ui::bitmap::fit(el, w as f64, h as f64))
     }
 
     pub fn draw(el: &HtmlCanvasElement, chart: &Chart<'_>) -> Option<Drawn> {

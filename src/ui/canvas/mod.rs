@@ -17,7 +17,6 @@ use mqviz_engine::vec_map::VecMap;
 use std::cell::RefCell;
 use std::f64::consts::PI;
 
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 pub use layout::{Layout, Pages, Rect, Target};
@@ -138,10 +137,6 @@ pub enum Act {
     /// Focus moved: announce this.
     Focused(String),
     Nothing,
-}
-
-fn ctx2d(el: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    el.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
 }
 
 fn rounded(ctx: &CanvasRenderingContext2d, r: Rect, radius: f64) {
@@ -387,19 +382,9 @@ pub fn draw(
     describe: bool,
 ) -> Drawn {
     let idle = Drawn { dots: 0, busy: false };
-    let Some(win) = web_sys::window() else { return idle };
-    let dpr = win.device_pixel_ratio().max(1.0);
     let cw = el.client_width().max(200) as f64;
     let ch = el.client_height().max(160) as f64;
-    let (pw, ph) = ((cw * dpr).round() as u32, (ch * dpr).round() as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = ctx2d(el) else { return idle };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.set_fill_style_str(palette::BG);
-    ctx.fill_rect(0.0, 0.0, cw, ch);
+    let Some(ctx) = super::bitmap::begin(el, cw, ch, palette::BG) else { return idle };
     ctx.set_text_baseline("middle");
     ctx.set_text_align("left");
 

@@ -29,11 +29,6 @@ fn budget() -> f64 {
     (h * 0.25).clamp(120.0, 260.0)
 }
 
-fn ctx2d(el: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    use wasm_bindgen::JsCast;
-    el.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
-}
-
 /// Fills `r` with the pattern of `fill`.
 fn paint_fill(ctx: &CanvasRenderingContext2d, r: Rect, fill: Fill) {
     match fill {
@@ -128,18 +123,9 @@ fn paint_bar_text(ctx: &CanvasRenderingContext2d, r: Rect, fill: Fill, text: &st
 }
 
 fn draw(el: &HtmlCanvasElement, l: &Layout) {
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
     // web-sys here has no CssStyleDeclaration: the height goes in through the attribute.
     let _ = el.set_attribute("style", &format!("height: {}px", l.height.round()));
-    let (pw, ph) = ((l.width * dpr).round() as u32, (l.height * dpr).round() as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = ctx2d(el) else { return };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, l.width, l.height);
+    let Some(ctx) = crate::ui::bitmap::begin(el, l.width, l.height, "#ffffff") else { return };
     // What has not happened yet is greyed.
     ctx.set_fill_style_str(FUTURE);
     ctx.fill_rect(l.playhead_x, l.plot.y, l.plot.x + l.plot.w - l.playhead_x, l.plot.h);

@@ -3,7 +3,6 @@
 //! app's rule: ink and greys for states, hues only for keys (the canvas's Okabe–Ito order).
 
 use mqviz_engine::decimal::fixed;
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 pub const INK: &str = "#111827";
@@ -30,20 +29,11 @@ pub fn fit(el: &HtmlCanvasElement, css_height: f64) -> Option<(CanvasRenderingCo
     if el.get_attribute("style").as_deref() != Some(style.as_str()) {
         let _ = el.set_attribute("style", &style);
     }
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
     let w = el.client_width() as f64;
     if w < 40.0 {
         return None;
     }
-    let (pw, ph) = ((w * dpr).round() as u32, (css_height * dpr).round() as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let ctx = el.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.set_fill_style_str(BG);
-    ctx.fill_rect(0.0, 0.0, w, css_height);
+    let ctx = crate::ui::bitmap::begin(el, w, css_height, BG)?;
     ctx.set_text_baseline("middle");
     ctx.set_text_align("left");
     Some((ctx, w))
