@@ -13,6 +13,7 @@ const ctx = useBrowser();
 const SEED = 'seed-same-topic-different-tags.json';
 const SIZES = [
   [800, 600],
+  [1024, 768],
   [1280, 800],
   [1920, 1080],
 ];
@@ -40,6 +41,24 @@ async function targetBox(page, highlight) {
     return { x: r.x, y: r.y };
   });
   return { x: c.x + s.highlight.x, y: c.y + s.highlight.y, width: s.highlight.w, height: s.highlight.h };
+}
+
+/// The canvas elements a caption names, by this test's own rule (the page's is wider: numbers
+/// after "queues", the word "broker"): an element's name, or a partition's label, as a word of its
+/// own in the text. Boxes in viewport px, from the canvas's scene.
+async function namedBoxes(page, caption) {
+  const s = await scene(page);
+  const c = await page.$eval('[data-testid="canvas-topology"]', (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y };
+  });
+  const word = (name) => new RegExp(`(^|[^A-Za-z0-9_-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`);
+  return (s?.elements ?? [])
+    .filter(([key]) => {
+      const name = key.startsWith('partition:') ? key.slice(key.lastIndexOf(':') + 1) : key.slice(key.indexOf(':') + 1);
+      return name.length > 0 && word(name).test(caption);
+    })
+    .map(([key, x, y, w, h]) => ({ key, x: c.x + x, y: c.y + y, width: w, height: h }));
 }
 
 /// Waits until the page is settled (`data-ready`) and the canvas has drawn what it shows.
@@ -117,10 +136,17 @@ async function walkTour(file, [w, h], { shots = false } = {}) {
         // Beside it, not over it (unless the target leaves no room beside it).
         const room = t.width * t.height < w * h * 0.45;
         if (room && overlap(cap, t) > 0) problems.push(`${where}: caption covers ${step.highlight}`);
-        // And near it: within a caption's size of the target.
+        // And near it: within a caption's height of the target (beyond the elements beside it
+        // when those are named or would be covered).
         const gapX = Math.max(0, t.x - (cap.x + cap.width), cap.x - (t.x + t.width));
         const gapY = Math.max(0, t.y - (cap.y + cap.height), cap.y - (t.y + t.height));
-        if (room && (gapX > 60 || gapY > 60)) problems.push(`${where}: caption ${JSON.stringify(cap)} far from ${step.highlight} ${JSON.stringify(t)}`);
+        if (room && (gapX > 120 || gapY > 120)) problems.push(`${where}: caption ${JSON.stringify(cap)} far from ${step.highlight} ${JSON.stringify(t)}`);
+      }
+    }
+    // Nor over anything its text names that is on screen.
+    for (const n of await namedBoxes(page, step.caption)) {
+      if (overlap(n, { x: 0, y: 0, width: w, height: h }) > 0 && overlap(cap, n) > 0) {
+        problems.push(`${where}: caption ${JSON.stringify(cap)} covers ${n.key}, which its text names`);
       }
     }
     if (shots) await page.screenshot({ path: join(artifacts, `tour-${file.replace('.json', '')}-${w}x${h}-step${k + 1}.png`) });
@@ -144,8 +170,9 @@ test('2. every tour points at what it explains: target drawn and on screen, capt
   const tours = readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'static', 'tours')).filter((f) => f.endsWith('.json')).sort();
   const problems = [];
   for (const file of tours) {
-    const shots = ['seed-same-topic-different-tags.json', 'kafka-cooperative-join.json', 'kafka-eager-join.json'].includes(file);
-    for (const size of shots ? SIZES : [[1280, 800]]) problems.push(...(await walkTour(file, size, { shots })));
+    // The tours the classroom issues measured, at the four sizes (screenshots at three).
+    const everySize = ['seed-same-topic-different-tags.json', 'kafka-cooperative-join.json', 'kafka-eager-join.json', 'pulsar-failover.json'].includes(file);
+    for (const size of everySize ? SIZES : [[1280, 800]]) problems.push(...(await walkTour(file, size, { shots: everySize && size[0] !== 1024 })));
   }
   assert.deepEqual(problems, []);
 

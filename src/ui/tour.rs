@@ -81,34 +81,103 @@ impl Box2 {
 /// Margin kept between the caption and the viewport's edges, and between it and its target.
 const EDGE: f64 = 8.0;
 const GAP: f64 = 10.0;
+/// The cost of a caption placed 120 px from its target (see [`Keep::cost`]): a place worse than
+/// that asks for room to be made.
+const ROOMY: f64 = 20.0 * 120.0;
 
-/// Where a caption of `size` goes beside `target` in a viewport of `view` (w, h): the first of
-/// below, right, left and above where it fits whole without touching the target; else the
-/// place, kept inside the viewport, that covers the least of it.
-fn place(target: Box2, size: (f64, f64), view: (f64, f64)) -> (f64, f64) {
+/// What a caption keeps off, in viewport px: its target (the highlight or the marked panel),
+/// the elements its text names, and the other elements on the canvas, which it prefers not to
+/// cover.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Keep {
+    target: Option<Box2>,
+    named: Vec<Box2>,
+    others: Vec<Box2>,
+}
+
+impl Keep {
+    /// How bad a caption at `b` is. Covering the target or a named element outweighs any
+    /// distance; among places that cover neither, the nearest to the target wins, and covering
+    /// other elements counts a little (a whole consumer box about as much as 45 px farther).
+    fn cost(&self, b: &Box2) -> f64 {
+        let grown = |t: &Box2, m: f64| Box2 { x: t.x - m, y: t.y - m, w: t.w + 2.0 * m, h: t.h + 2.0 * m };
+        let target = self.target.map_or(0.0, |t| grown(&t, GAP).overlap(b));
+        let named: f64 = self.named.iter().map(|n| grown(n, 4.0).overlap(b)).sum();
+        let others: f64 = self.others.iter().map(|o| o.overlap(b)).sum();
+        let far = self.target.map_or(0.0, |t| {
+            let dx = (t.x - b.right()).max(b.x - t.right()).max(0.0);
+            let dy = (t.y - b.bottom()).max(b.y - t.bottom()).max(0.0);
+            dx.hypot(dy)
+        });
+        1e6 * target + 1e3 * named + 0.1 * others + 20.0 * far
+    }
+}
+
+/// Where a caption of `size` goes in a viewport of `view` (w, h): inside it, at the place that
+/// [`Keep::cost`] finds best among the places beside the target and a grid over the whole
+/// viewport (so where nothing beside the target is free, the caption docks away from it).
+/// `stay` is where the caption is now: it stays there unless another place is clearly better,
+/// so it does not hop while the run plays under it.
+fn place(keep: &Keep, size: (f64, f64), view: (f64, f64), stay: Option<(f64, f64)>) -> (f64, f64) {
     let (cw, ch) = size;
     let (vw, vh) = view;
     let clamp_x = |x: f64| x.min(vw - cw - EDGE).max(EDGE);
     let clamp_y = |y: f64| y.min(vh - ch - EDGE).max(EDGE);
-    let candidates = [
-        (clamp_x(target.x), target.bottom() + GAP),
-        (target.right() + GAP, clamp_y(target.y)),
-        (target.x - GAP - cw, clamp_y(target.y)),
-        (clamp_x(target.x), target.y - GAP - ch),
-    ];
-    let fits = |&(x, y): &(f64, f64)| x >= EDGE && y >= EDGE && x + cw <= vw - EDGE && y + ch <= vh - EDGE;
-    if let Some(&p) = candidates.iter().find(|p| fits(p)) {
-        return p;
+    let mut candidates: Vec<(f64, f64)> = Vec::new();
+    if let Some(t) = keep.target {
+        for x in [t.x, t.x + (t.w - cw) / 2.0, t.right() - cw] {
+            candidates.push((x, t.bottom() + GAP));
+            candidates.push((x, t.y - GAP - ch));
+        }
+        for y in [t.y, t.y + (t.h - ch) / 2.0, t.bottom() - ch] {
+            candidates.push((t.right() + GAP, y));
+            candidates.push((t.x - GAP - cw, y));
+        }
     }
-    // No side has room: inside the viewport, covering as little of the target as can be.
-    let inside = candidates.map(|(x, y)| (clamp_x(x), clamp_y(y)));
-    let corners = [(EDGE, EDGE), (vw - cw - EDGE, EDGE), (EDGE, vh - ch - EDGE), (vw - cw - EDGE, vh - ch - EDGE)];
-    let cover = |&(x, y): &(f64, f64)| Box2 { x, y, w: cw, h: ch }.overlap(&target);
-    inside
-        .into_iter()
-        .chain(corners.map(|(x, y)| (x.max(EDGE), y.max(EDGE))))
-        .min_by(|a, b| cover(a).total_cmp(&cover(b)))
-        .unwrap_or((EDGE, EDGE))
+    // Tight beside what the text names, where the target's sides are taken.
+    for n in &keep.named {
+        candidates.extend([(n.x, n.bottom() + GAP), (n.x, n.y - GAP - ch), (n.right() + GAP, n.y), (n.x - GAP - cw, n.y)]);
+    }
+    const STEP: f64 = 20.0;
+    let (nx, ny) = (((vw - cw) / STEP).max(0.0) as usize, ((vh - ch) / STEP).max(0.0) as usize);
+    for i in 0..=nx {
+        for j in 0..=ny {
+            candidates.push((i as f64 * STEP, j as f64 * STEP));
+        }
+    }
+    let at = |(x, y): (f64, f64)| (clamp_x(x), clamp_y(y));
+    let cost = |(x, y): (f64, f64)| keep.cost(&Box2 { x, y, w: cw, h: ch });
+    let best = candidates.into_iter().map(at).map(|p| (cost(p), p)).min_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((best_cost, best)) = best else { return (EDGE, EDGE) };
+    match stay.map(at) {
+        // Within 10 px of distance of the best: not worth a jump.
+        Some(here) if cost(here) <= best_cost + 200.0 => here,
+        _ => best,
+    }
+}
+
+/// What the caption of `text` keeps off, with its target at `target`, in viewport px. Besides
+/// the canvas's elements: the preset's lesson and the outcome line, which say what the tour
+/// explains (as if named), and the controls (as other elements).
+fn keep_for(text: &str, target: Option<Box2>) -> Keep {
+    let mut keep = Keep { target, ..Keep::default() };
+    let boxes = |selector: &str| {
+        document().query_selector(selector).ok().flatten().map(|el| Box2::of(&el)).filter(|b| b.w > 0.0 && b.h > 0.0)
+    };
+    keep.named.extend(["[data-testid=lesson]", "[data-testid=outcome]"].into_iter().filter_map(boxes));
+    keep.others.extend(boxes("header.topbar"));
+    let canvas = document().query_selector("[data-testid=canvas-topology]").ok().flatten();
+    if let Some(c) = canvas.map(|c| Box2::of(&c)) {
+        for (r, named) in canvas::elements_for_caption(text) {
+            let b = Box2 { x: c.x + r.x, y: c.y + r.y, w: r.w, h: r.h };
+            if named {
+                keep.named.push(b);
+            } else {
+                keep.others.push(b);
+            }
+        }
+    }
+    keep
 }
 
 /// The caption's size as rendered (a first guess before it is).
@@ -188,7 +257,7 @@ fn TourCaption() -> impl IntoView {
         })
     };
     Effect::new(move |shown: Option<(Option<String>, Option<usize>)>| {
-        let (k, highlight) = step().map(|s| (Some(s.0), s.3)).unwrap_or((None, None));
+        let (k, highlight, text) = step().map(|s| (Some(s.0), s.3, s.2)).unwrap_or((None, None, String::new()));
         moved.track();
         // A highlight moves with the canvas, so the bubble follows every change of the model.
         // Without one there is nothing to follow: the effect does not re-run on every frame
@@ -228,16 +297,33 @@ fn TourCaption() -> impl IntoView {
             }
             let size = caption_size();
             let view = viewport();
+            // Make room: when the best place is far from a target that sits near an edge (or
+            // covers what the text names), the page scrolls the target to the middle, where it
+            // has room on both sides. Once per step, so a caption never chases the page.
+            if new_step {
+                if let Some((_, b)) = &target {
+                    let keep = keep_for(&text, Some(*b));
+                    let (x, y) = place(&keep, size, view, None);
+                    let dy = b.y + b.h / 2.0 - view.1 / 2.0;
+                    if keep.cost(&Box2 { x, y, w: size.0, h: size.1 }) > ROOMY && dy.abs() > 40.0 {
+                        window().scroll_by_with_x_and_y(0.0, dy);
+                        target = measure();
+                    }
+                }
+            }
             match target {
                 Some((_, b)) => {
-                    pos.set(place(b, size, view));
+                    let keep = keep_for(&text, Some(b));
+                    // Within a step the caption stays put unless its place got clearly worse.
+                    let stay = (!new_step).then(|| pos.get_untracked());
+                    pos.set(place(&keep, size, view, stay));
                     placed_beside.set(Some(b));
                     // The caption's text may have grown with the step just rendered: once it has
                     // its size, place it again by that.
                     request_animation_frame(move || {
                         let now = caption_size();
                         if now != size {
-                            pos.set(place(b, now, viewport()));
+                            pos.set(place(&keep, now, viewport(), Some(pos.get_untracked())));
                         }
                     });
                 }
@@ -309,5 +395,54 @@ fn TourCaption() -> impl IntoView {
                     }
                 })
         }}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{place, Box2, Keep, EDGE};
+
+    const VIEW: (f64, f64) = (1280.0, 800.0);
+    const SIZE: (f64, f64) = (340.0, 120.0);
+
+    fn at((x, y): (f64, f64)) -> Box2 {
+        Box2 { x, y, w: SIZE.0, h: SIZE.1 }
+    }
+
+    #[test]
+    fn a_caption_sits_beside_its_target_inside_the_viewport() {
+        let target = Box2 { x: 400.0, y: 300.0, w: 200.0, h: 60.0 };
+        let keep = Keep { target: Some(target), ..Keep::default() };
+        let p = place(&keep, SIZE, VIEW, None);
+        let b = at(p);
+        assert_eq!(b.overlap(&target), 0.0);
+        assert!(b.x >= EDGE && b.y >= EDGE && b.right() <= VIEW.0 - EDGE && b.bottom() <= VIEW.1 - EDGE);
+        let gap = (target.y - b.bottom()).max(b.y - target.bottom()).max(target.x - b.right()).max(b.x - target.right());
+        assert!(gap <= 12.0, "beside, not away: {p:?}");
+    }
+
+    #[test]
+    fn a_caption_keeps_off_what_its_text_names_and_docks_when_nothing_beside_is_free() {
+        // The target is a broker row across the top; the consumers its text names fill the
+        // band under it, and the space to its left and right: below them is free.
+        let target = Box2 { x: 20.0, y: 20.0, w: 1240.0, h: 80.0 };
+        let named = vec![Box2 { x: 0.0, y: 100.0, w: 1280.0, h: 300.0 }];
+        let keep = Keep { target: Some(target), named: named.clone(), others: Vec::new() };
+        let b = at(place(&keep, SIZE, VIEW, None));
+        assert_eq!(b.overlap(&target), 0.0);
+        assert_eq!(b.overlap(&named[0]), 0.0, "{b:?}");
+        assert!(b.y >= 404.0 && b.y <= 412.0, "the nearest free place, just under the named band: {b:?}");
+    }
+
+    #[test]
+    fn a_caption_stays_where_it_is_unless_another_place_is_clearly_better() {
+        let target = Box2 { x: 400.0, y: 300.0, w: 200.0, h: 60.0 };
+        let keep = Keep { target: Some(target), ..Keep::default() };
+        let best = place(&keep, SIZE, VIEW, None);
+        // A place as good (beside the target, on another side) is kept.
+        let right = (target.right() + 10.0, target.y);
+        assert_eq!(place(&keep, SIZE, VIEW, Some(right)), right);
+        // A place over the target is left.
+        assert_eq!(place(&keep, SIZE, VIEW, Some((target.x, target.y))), best);
     }
 }

@@ -263,6 +263,83 @@ pub fn text_of(preset: &str) -> Option<&'static str> {
     TOURS.iter().find(|(f, _)| *f == preset).map(|(_, text)| *text)
 }
 
+/// Whether a caption names the canvas element `key` (`consumer:<name>`, `broker:<name>`,
+/// `producer:<name>`, `partition:<topic>:<label>`): the page keeps a caption off what its text
+/// names, not only off its highlight, so that the reader sees what the sentence points at.
+/// - The element's name (a partition's label) as a word of its own: "c1" names c1, not c11.
+/// - A partition by its number after "queue(s)" or "partition(s)": "queues 2 and 3", "queues
+///   0–2", "partition 5".
+/// - Every broker when the text speaks of "the broker".
+pub fn names(caption: &str, key: &str) -> bool {
+    let Some((kind, rest)) = key.split_once(':') else { return false };
+    let name = if kind == "partition" { rest.rsplit(':').next().unwrap_or(rest) } else { rest };
+    if !name.is_empty() && word_positions(caption, name).next().is_some() {
+        return true;
+    }
+    match kind {
+        "broker" => word_positions(caption, "broker").chain(word_positions(caption, "brokers")).next().is_some(),
+        "partition" => label_number(name).is_some_and(|n| numbered(caption).contains(&n)),
+        _ => false,
+    }
+}
+
+/// Where `word` stands in `text` with no letter, digit, `-` or `_` touching it.
+fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let part_of_name = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
+    })
+}
+
+/// The number of a label that is letters and a number: `q2`, `p11`, `seg 4`.
+fn label_number(label: &str) -> Option<u64> {
+    let digits = label.trim_start_matches(|c: char| c.is_alphabetic() || c == ' ');
+    (!digits.is_empty() && digits.len() < label.len()).then(|| digits.parse().ok()).flatten()
+}
+
+/// The numbers a text gives after "queue(s)" or "partition(s)": "queues 2 and 3" is [2, 3],
+/// "partitions 0–2" is [0, 1, 2], "queue 1, 4 or 5" is [1, 4, 5].
+fn numbered(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for word in ["queue", "queues", "partition", "partitions"] {
+        for at in word_positions(text, word) {
+            let mut rest = &text[at + word.len()..];
+            let mut last: Option<u64> = None;
+            loop {
+                rest = rest.trim_start();
+                let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+                if len > 0 && len < 10 {
+                    let n: u64 = rest[..len].parse().unwrap_or(0);
+                    match last {
+                        // A range: every number from the one before.
+                        Some(from) if from < n && n - from <= 64 => out.extend(from + 1..=n),
+                        _ => out.push(n),
+                    }
+                    rest = &rest[len..];
+                    last = None;
+                    let joined = rest.trim_start();
+                    if let Some(r) =
+                        joined.strip_prefix('–').or_else(|| joined.strip_prefix('-')).or_else(|| joined.strip_prefix("to "))
+                    {
+                        last = Some(n);
+                        rest = r;
+                        continue;
+                    }
+                    match [",", "and ", "or "].iter().find_map(|sep| joined.strip_prefix(sep)) {
+                        Some(r) => rest = r,
+                        None => break,
+                    }
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,5 +416,28 @@ mod tests {
         let text: Vec<String> = e.iter().map(|x| x.to_string()).collect();
         assert!(text.iter().any(|t| t.starts_with("$.steps[0].when.text")), "{text:?}");
         assert!(text.iter().any(|t| t.starts_with("$.steps[0].caption")), "{text:?}");
+    }
+
+    #[test]
+    fn a_caption_names_elements_by_name_by_number_and_the_broker() {
+        let c = "ConsumerB consumes only the TagB messages that land on its own queues 2 and 3.";
+        assert!(names(c, "consumer:ConsumerB"));
+        assert!(!names(c, "consumer:ConsumerA"));
+        assert!(names(c, "partition:TopicTestA:q2") && names(c, "partition:TopicTestA:q3"));
+        assert!(!names(c, "partition:TopicTestA:q1"));
+        assert!(!names(c, "broker:broker-a"));
+        // A word of its own: c1 is not named by c11 or by consumer-c1x.
+        assert!(!names("c11 joins, then consumer-c1x", "consumer:c1"));
+        assert!(names("c4 joins and c1's partitions move", "consumer:c1"));
+        assert!(names("so consumer-a gets p0 and p2.", "partition:persistent://public/default/payments:p2"));
+        assert!(!names("so consumer-a gets p0 and p2.", "partition:persistent://public/default/payments:p1"));
+        assert!(names("the broker filters the group's pulls", "broker:broker-a"));
+        assert!(names("partitions 0–2 wait; queue 7, 9 or 11 too", "partition:t:p1"));
+        assert!(names("queue 7, 9 or 11 too", "partition:t:q11"));
+        assert!(!names("queue 7, 9 or 11 too", "partition:t:q8"));
+        assert!(names("segment seg 4 is sealed", "partition:topic://x:seg 4"));
+        // Not a key, or a key with nothing to match.
+        assert!(!names("anything", "nothing"));
+        assert!(!names("12 partitions", "partition:t:p12"));
     }
 }

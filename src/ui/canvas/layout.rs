@@ -188,12 +188,18 @@ impl Layout {
     /// rectangle. `None` when the key is not drawn.
     pub fn highlight_rect(&self, view: &View, key: &str) -> Option<Rect> {
         let (target, r) = self.targets().into_iter().find(|(t, _)| t.key(view).as_deref() == Some(key))?;
+        Some(self.ringed(&target, r))
+    }
+
+    /// The rectangle a target is shown by: a broker's title with its state lines, anything
+    /// else's own (`r`, its rectangle in [`Layout::targets`]).
+    pub fn ringed(&self, target: &Target, r: Rect) -> Rect {
         match target {
-            Target::Broker(i) => {
-                let b = self.brokers.iter().find(|b| b.index == i)?;
-                Some(b.lines.iter().fold(b.name_rect, |acc, (_, line)| acc.union(line)))
-            }
-            _ => Some(r),
+            Target::Broker(i) => match self.brokers.iter().find(|b| b.index == *i) {
+                Some(b) => b.lines.iter().fold(b.name_rect, |acc, (_, line)| acc.union(line)),
+                None => r,
+            },
+            _ => r,
         }
     }
 

@@ -483,6 +483,11 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         // The tour's highlight as drawn (canvas CSS px), and every text shortened with "…".
         "highlight": st.highlight.as_ref().zip(st.highlight_rect).map(|(k, r)| json!({"key": k, "x": r.x, "y": r.y, "w": r.w, "h": r.h})),
         "cut": CUT.with(|c| c.borrow().clone()),
+        // Every element a tour can point at: [key, x, y, w, h], as the tour rings it.
+        "elements": l.targets().iter().filter_map(|(t, r)| {
+            let r = l.ringed(t, *r);
+            t.key(view).map(|k| json!([k, r.x, r.y, r.w, r.h]))
+        }).collect::<Vec<_>>(),
         // Every text drawn: [text, x, y, w, h].
         "texts": TEXTS.with(|t| t.borrow().iter().map(|(s, r)| json!([s, r.x, r.y, r.w, r.h])).collect::<Vec<_>>()),
     })
@@ -1045,6 +1050,20 @@ pub fn wants_redraw() -> bool {
 /// Where a target was drawn in the last frame (CSS px in the canvas), for placing a caption.
 pub fn rect_of(key: &str) -> Option<Rect> {
     with_state(0, |st| st.highlight_rect.filter(|_| st.highlight.as_deref() == Some(key)))
+}
+
+/// Every element the last frame drew (CSS px in the canvas, as the tour rings it), each with
+/// whether `caption` names it (`mqviz_app::tour::names`): a tour's caption keeps off the named
+/// ones as it keeps off its highlight, and prefers free space to covering the rest.
+pub fn elements_for_caption(caption: &str) -> Vec<(Rect, bool)> {
+    with_state(0, |st| {
+        let Some(l) = &st.layout else { return Vec::new() };
+        st.targets
+            .iter()
+            .zip(&st.target_keys)
+            .map(|((t, r), key)| (l.ringed(t, *r), key.as_deref().is_some_and(|k| mqviz_app::tour::names(caption, k))))
+            .collect()
+    })
 }
 
 /// Starts over: pages and focus of the previous scenario no longer apply.
