@@ -4,7 +4,8 @@
 // overlap, any box outside the canvas, and lists the texts that had to be shortened.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, waitScene } from './harness.mjs';
+import { join } from 'node:path';
+import { useBrowser, openPage, waitScene, artifacts } from './harness.mjs';
 
 const ctx = useBrowser();
 const SIZES = [
@@ -48,3 +49,52 @@ for (const [width, height] of SIZES) {
     assert.deepEqual(all, []);
   });
 }
+
+// Item 2: two Kafka embeds side by side in a docs page, 480×270 each, mid-rebalance. Each says in
+// its title what differs (read whole, not cut), names every partition with its owner instead of
+// asking a reader who cannot to enlarge it, keeps every text apart, and labels its marks.
+test('Kafka embeds at 480×270 read: whole distinct titles, every partition named, marks labelled', async () => {
+  const titles = [];
+  for (const preset of ['kafka-eager-join', 'kafka-cooperative-join']) {
+    const fragment = `#embed&preset=${preset}&t=18000`;
+    const { page, errors } = await openPage(ctx, { viewport: { width: 480, height: 270 }, fragment });
+    await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]')?.dataset.ms === '18000');
+    const scene = await waitScene(page, (s) => Array.isArray(s.texts) && s.texts.length > 0);
+    const title = await page.$eval('[data-testid="embed-title"]', (el) => {
+      const r = el.getBoundingClientRect();
+      return { text: el.textContent, whole: el.scrollHeight <= el.clientHeight + 1, inside: r.right <= innerWidth && r.bottom <= innerHeight };
+    });
+    assert.ok(title.whole && title.inside, `${preset}: the title reads whole ${JSON.stringify(title)}`);
+    titles.push(title.text);
+    const texts = scene.texts.map(([t]) => t);
+    assert.ok(!texts.some((t) => /enlarge/.test(t)), `${preset}: ${JSON.stringify(texts)}`);
+    // Every partition of the three brokers is named on the canvas, with an owner before it.
+    for (let p = 0; p < 12; p++) {
+      assert.ok(texts.some((t) => new RegExp(`(^|[ :])p${p}( |$)`).test(t)), `${preset}: p${p} is not named in ${JSON.stringify(texts)}`);
+    }
+    assert.ok(texts.some((t) => /^(c\d|no owner): p\d/.test(t)), `${preset}: no owner named in ${JSON.stringify(texts)}`);
+    const canvasHeight = await page.$eval('[data-testid="canvas-topology"]', (c) => c.clientHeight);
+    assert.deepEqual(problems(scene, canvasHeight), []);
+    // The marks: a word beside some, none over another mark or word, all inside the frame.
+    const marks = await page.$$eval('[data-testid="chapter-marks"] .mark, [data-testid="chapter-marks"] .mark-word', (els) =>
+      els.map((el) => {
+        const r = el.getBoundingClientRect();
+        return { text: el.textContent, word: el.classList.contains('mark-word'), x: r.x, y: r.y, w: r.width, h: r.height };
+      }),
+    );
+    assert.ok(marks.some((m) => m.word), `${preset}: no mark has a word ${JSON.stringify(marks)}`);
+    for (let i = 0; i < marks.length; i++) {
+      const a = marks[i];
+      assert.ok(a.x >= 0 && a.x + a.w <= 480 && a.y + a.h <= 270, `${preset}: ${a.text} outside the frame`);
+      for (const b of marks.slice(i + 1)) {
+        const dx = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+        const dy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+        assert.ok(!(dx > 1 && dy > 1), `${preset}: "${a.text}" overlaps "${b.text}"`);
+      }
+    }
+    await page.screenshot({ path: join(artifacts, `embed-480x270-${preset}.png`) });
+    await page.close();
+    assert.deepEqual(errors, []);
+  }
+  assert.notEqual(titles[0], titles[1]);
+});

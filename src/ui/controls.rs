@@ -373,8 +373,10 @@ fn clusters_within(marks: &[Mark], near: Millis) -> Vec<Cluster> {
 
 /// The marks as drawn: merged when closer than 1.6 % of the run, and further until at most
 /// `max` remain, so each can carry its word.
-fn clusters(marks: &[Mark], until: Millis, max: usize) -> Vec<Cluster> {
-    let mut near = ((until as f64 * 0.016) as Millis).max(1);
+fn clusters(marks: &[Mark], until: Millis, max: usize, bar_px: f64) -> Vec<Cluster> {
+    // Never closer than a mark's width (20 px and a gap): two marks apart by less would overlap.
+    let apart = (until as f64 * MARK_PX / bar_px.max(MARK_PX)) as Millis;
+    let mut near = ((until as f64 * 0.016) as Millis).max(apart).max(1);
     loop {
         let c = clusters_within(marks, near);
         if c.len() <= max || near >= until {
@@ -450,13 +452,21 @@ pub fn ChapterMarks() -> impl IntoView {
         request_animation_frame(measure);
     });
     let _ = window_event_listener(leptos::ev::resize, move |_| measure());
+    // An embed too short for a row of words under the marks writes each word beside its mark.
+    let inline = move || {
+        width.track();
+        let short = window().inner_height().ok().and_then(|h| h.as_f64()).is_some_and(|h| h < INLINE_WORDS_BELOW_PX);
+        sim.embed.get() && short
+    };
     view! {
-        <div class="marks" data-testid="chapter-marks" role="group" aria-label="Key moments" node_ref=bar>
+        <div class="marks" class:inline=inline data-testid="chapter-marks" role="group" aria-label="Key moments" node_ref=bar>
             {move || {
                 let (until, marks) = marks();
                 let px = width.get().max(200.0);
-                // A mark and its word take about 80 px.
-                let cs = clusters(&marks, until, ((px / 80.0) as usize).clamp(4, MAX_MARKS));
+                let inline = inline();
+                // A mark and its word take about 80 px, beside each other about 110.
+                let per_mark = if inline { 110.0 } else { 80.0 };
+                let cs = clusters(&marks, until, ((px / per_mark) as usize).clamp(4, MAX_MARKS), px);
                 let pct = |at: Millis| (at as f64 / until as f64 * 100.0).min(100.0);
                 // Each word may take the room up to the next mark; one that does not fit whole
                 // is left out (the mark's tooltip and label still say it).
@@ -467,7 +477,9 @@ pub fn ChapterMarks() -> impl IntoView {
                     .map(|(c, room)| {
                         let left = format!("left: {}%", decimal::fixed(pct(c.at), 3));
                         let room_px = room / 100.0 * px + if pct(c.at) > 95.0 { 0.0 } else { 4.0 };
-                        let fits = (c.word.chars().count() as f64) * WORD_CHAR_PX + 8.0 <= room_px.max(0.0);
+                        // Beside its mark, the word also clears the mark's own half width.
+                        let beside = if inline { 14.0 } else { 0.0 };
+                        let fits = (c.word.chars().count() as f64) * WORD_CHAR_PX + 8.0 + beside <= room_px.max(0.0);
                         let label = c.labels.join("; ");
                         let at = c.at;
                         let past = move || {
@@ -509,6 +521,13 @@ pub fn ChapterMarks() -> impl IntoView {
         </div>
     }
 }
+
+/// The window height (an embed's) under which the marks' words stand beside them (as the CSS
+/// `@media (max-height: 330px)` of `.embed .marks.inline`).
+const INLINE_WORDS_BELOW_PX: f64 = 330.0;
+
+/// A mark's width and the least gap beside it, in px (`.mark` is 20 px wide).
+const MARK_PX: f64 = 24.0;
 
 /// About how wide a character of a mark's word is (11 px system-ui), in px.
 const WORD_CHAR_PX: f64 = 6.4;

@@ -276,15 +276,16 @@ fn EmbedView(canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
                 >
                     "▸|"
                 </button>
-                <span class="embed-title" data-testid="embed-title">
-                    {move || {
-                        // The run shown changes when the preset asked for arrives after the page.
-                        sim.kind.track();
-                        sim.preset.track();
-                        sim.source.track();
-                        sim.peek(|m| m.name().to_string()).unwrap_or_default()
-                    }}
-                </span>
+                {move || {
+                    // The run shown changes when the preset asked for arrives after the page.
+                    sim.kind.track();
+                    sim.preset.track();
+                    sim.source.track();
+                    let name = sim.peek(|m| m.name().to_string()).unwrap_or_default();
+                    // The whole name on hover, where two lines cut it.
+                    let whole = name.clone();
+                    view! { <span class="embed-title" data-testid="embed-title" title=whole>{name}</span> }
+                }}
                 <span
                     class="clock"
                     data-testid="sim-time"

@@ -112,6 +112,37 @@ pub struct More {
     /// True when the page shown is the last one (clicking goes back to the first).
     pub wraps: bool,
     pub rect: Rect,
+    /// A broker folded to this one line (no row fits): its partitions, as (topic, index into
+    /// `TopicView::partitions`), which the line summarises ([`fold_summary`]).
+    pub folded: Vec<(usize, usize)>,
+}
+
+/// What a broker folded to one line says of its partitions: who owns which ("c1: p0 p3 · c2: p6
+/// · no owner: p9"), or only their labels before the run starts. A reader of an embed in a docs
+/// page cannot enlarge it, so the line says what the rows would.
+pub fn fold_summary(view: &View, parts: &[(usize, usize)], started: bool) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for &(t, i) in parts {
+        let Some(p) = view.topics.get(t).and_then(|t| t.partitions.get(i)) else { continue };
+        let owner = if !started {
+            String::new()
+        } else if p.owners.is_empty() {
+            "no owner".to_string()
+        } else {
+            let names: Vec<&str> =
+                p.owners.iter().filter_map(|&o| view.consumers.get(o as usize)).map(|c| c.name.as_str()).collect();
+            names.join("+")
+        };
+        match groups.iter_mut().find(|(o, _)| *o == owner) {
+            Some((_, labels)) => labels.push(&p.label),
+            None => groups.push((owner, vec![&p.label])),
+        }
+    }
+    let said: Vec<String> = groups
+        .iter()
+        .map(|(owner, labels)| if owner.is_empty() { labels.join(" ") } else { format!("{owner}: {}", labels.join(" ")) })
+        .collect();
+    said.join(" · ")
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -295,6 +326,9 @@ fn broker_topics(view: &View, broker: usize, single_broker: bool) -> Vec<TopicPa
 }
 
 /// Lays out `view` on a canvas of `width` × `height` CSS pixels.
+/// The shortest canvas that draws the tag key.
+const KEYED_HEIGHT: f64 = 200.0;
+
 pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let canvas = Rect::new(0.0, 0.0, width, height);
     // Text grows with the canvas (a classroom projector at 1920×1080 gets about 15 px), as far
@@ -302,9 +336,16 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let font = decimal::clamp((width / 900.0).min(height / 540.0) * 12.0, 11.0, 18.0);
     let pad = decimal::clamp(width * 0.012, 8.0, 24.0);
     let line_h = font + 4.0;
-    let key = Rect::new(pad, height - pad - line_h, width - 2.0 * pad, line_h);
+    // The tag key along the bottom, but not on a canvas as short as an embed's at 480×270: there
+    // its row is worth more to the brokers' lines (the key names the dots' colours; the rows say
+    // who owns what).
+    let key = if height >= KEYED_HEIGHT {
+        Rect::new(pad, height - pad - line_h, width - 2.0 * pad, line_h)
+    } else {
+        Rect::new(pad, height, width - 2.0 * pad, 0.0)
+    };
     let top = pad;
-    let bottom = key.y - pad * 0.5;
+    let bottom = if key.h > 0.0 { key.y - pad * 0.5 } else { height - pad };
     let avail = (bottom - top).max(40.0);
 
     // Narrow canvases (a comparison, an embed) drop the producer column: the dots still start at
@@ -348,6 +389,7 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
                 shown,
                 wraps: start + shown >= nc,
                 rect: Rect::new(cons_x, y, cons_w, line_h.min(box_h)),
+                folded: Vec::new(),
             });
         }
     }
@@ -466,6 +508,11 @@ fn row_min(line_h: f64) -> f64 {
     line_h - 3.0
 }
 
+/// Every partition of a broker's topics, for the line it folds to.
+fn folded(topics: &[TopicPart]) -> Vec<(usize, usize)> {
+    topics.iter().flat_map(|t| t.parts.iter().map(|&i| (t.topic, i))).collect()
+}
+
 /// Partition rows of one broker inside `area`, topic by topic, paged when they do not fit.
 fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: usize, area: Rect, line_h: f64, pages: &Pages) {
     let row_min = row_min(line_h);
@@ -498,6 +545,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
                 shown: 0,
                 wraps: true,
                 rect: Rect::new(x, area.y, w, area.h.min(row_min)),
+                folded: folded(topics),
             });
         }
         return;
@@ -539,7 +587,14 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
         if area.h >= 10.0 {
             let parts: usize = topics.iter().map(|t| t.parts.len()).sum();
             let rect = Rect::new(x, area.y, w, area.h.min(row_min));
-            out.mores.push(More { list: format!("broker:{broker}:topics"), hidden: parts, shown: 0, wraps: true, rect });
+            out.mores.push(More {
+                list: format!("broker:{broker}:topics"),
+                hidden: parts,
+                shown: 0,
+                wraps: true,
+                rect,
+                folded: folded(topics),
+            });
         }
         return;
     }
@@ -581,6 +636,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
                 shown: p_shown,
                 wraps: p_start + p_shown >= t.parts.len(),
                 rect: Rect::new(x + 10.0, y, w - 10.0, row_h),
+                folded: Vec::new(),
             });
             y += row_h;
         }
@@ -592,6 +648,7 @@ fn lay_partitions(out: &mut Layout, view: &View, topics: &[TopicPart], broker: u
             shown: t_shown,
             wraps: t_start + t_shown >= topics.len(),
             rect: Rect::new(x, y, w, row_h),
+            folded: Vec::new(),
         });
     }
 }
@@ -672,6 +729,39 @@ mod tests {
                 check(p.file, &view, w, h, &Pages::new());
             }
         }
+    }
+
+    #[test]
+    fn a_broker_folded_to_one_line_says_who_owns_each_of_its_partitions() {
+        let p = PRESETS.iter().find(|p| p.file == "kafka-cooperative-join.json").unwrap();
+        let mut sim = parse(p.text).unwrap();
+        let before = sim.view();
+        sim.run_until(20_000);
+        let view = sim.view();
+        // An embed's canvas at 480×270: no row fits, each broker is one line.
+        let l = layout(&view, 466.0, 164.0, &Pages::new());
+        let folded: Vec<&More> = l.mores.iter().filter(|m| m.shown == 0).collect();
+        assert_eq!(folded.len(), 3, "{:?}", l.mores);
+        assert_eq!(l.key.h, 0.0, "no tag key on a canvas this short");
+        let mut named = 0;
+        for m in &folded {
+            let said = fold_summary(&view, &m.folded, true);
+            for &(t, i) in &m.folded {
+                let part = &view.topics[t].partitions[i];
+                let owner = part.owners.first().map_or("no owner", |&o| view.consumers[o as usize].name.as_str());
+                // "<owner>: ... <label> ..." with no other owner between them.
+                let group =
+                    said.split(" · ").find(|g| g.split(": ").nth(1).is_some_and(|ls| ls.split(' ').any(|l| l == part.label)));
+                assert_eq!(group.and_then(|g| g.split(": ").next()), Some(owner), "{said}");
+                named += 1;
+            }
+        }
+        assert_eq!(named, 12);
+        // Before the run: the labels alone.
+        let l0 = layout(&before, 466.0, 164.0, &Pages::new());
+        let m0 = l0.mores.iter().find(|m| m.shown == 0).unwrap();
+        let said = fold_summary(&before, &m0.folded, false);
+        assert!(!said.contains(':') && said.split(' ').count() == m0.folded.len(), "{said}");
     }
 
     #[test]

@@ -764,7 +764,13 @@ fn paint(
             "partitions"
         };
         let s = if m.shown == 0 {
-            format!("{} partitions (enlarge to see them)", m.hidden)
+            // No row fits: who owns which, or the labels before the run starts.
+            let summary = layout::fold_summary(view, &m.folded, sim.now() > 0);
+            if summary.is_empty() {
+                format!("{} partitions", m.hidden)
+            } else {
+                summary
+            }
         } else if m.wraps {
             format!("▸ {} more {what} · back to the first", m.hidden)
         } else {
@@ -855,7 +861,7 @@ fn paint(
     let mut x = l.key.x;
     let y = l.key.mid_y();
     let more_w = measure(ctx, "…");
-    for (k, label) in view.labels.iter().enumerate() {
+    for (k, label) in view.labels.iter().enumerate().filter(|_| l.key.h > 0.0) {
         let w = measure(ctx, label);
         // Room for this label, and for a "…" after it unless it is the last.
         let reserve = if k + 1 < view.labels.len() { more_w + 6.0 } else { 0.0 };
