@@ -557,15 +557,12 @@ impl Simulation for World {
             _ => t.unconsumed += 1,
         });
         // Per group: consumptions, and how many of them repeat a message already consumed.
-        let mut by_group: VecMap<&str, Vec<MsgId>> = VecMap::new();
+        let mut by_group: VecMap<&str, crate::world::records::MsgSet> = VecMap::new();
         for r in &self.consumptions {
-            by_group.entry(&self.consumers[r.consumer()].group).or_default().push(self.messages[r.msg as usize].root());
-        }
-        for (_, mut ms) in by_group {
-            t.consumed += ms.len() as u64;
-            ms.stable_sort();
-            let distinct = ms.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!ms.is_empty());
-            t.duplicated += (ms.len() - distinct) as u64;
+            t.consumed += 1;
+            let first =
+                by_group.entry(&self.consumers[r.consumer()].group).or_default().insert(self.messages[r.msg as usize].root());
+            t.duplicated += u64::from(!first);
         }
         t
     }

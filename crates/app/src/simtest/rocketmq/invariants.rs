@@ -428,8 +428,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
         }
         let Some(quiet_from) = quiet_from(scenario, w, &members) else { continue };
         let con = &w.consumers[first];
-        let consumed: Vec<mqviz_engine::vec_map::VecSet<MsgId>> =
-            (0..w.consumers.len()).map(|c| w.consumed_roots(&[c])).collect();
+        let consumed: Vec<_> = (0..w.consumers.len()).map(|c| w.consumed_roots(&[c])).collect();
         for sub in &con.spec.subscriptions {
             for m in w
                 .messages
