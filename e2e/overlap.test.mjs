@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useBrowser, openPage, waitScene, artifacts } from './harness.mjs';
+import { useBrowser, openPage, waitScene, waitMs, drawn, artifacts } from './harness.mjs';
 
 const ctx = useBrowser();
 const SIZES = [
@@ -58,7 +58,9 @@ test('Kafka embeds at 480×270 read: whole distinct titles, every partition name
   for (const preset of ['kafka-eager-join', 'kafka-cooperative-join']) {
     const fragment = `#embed&preset=${preset}&t=18000`;
     const { page, errors } = await openPage(ctx, { viewport: { width: 480, height: 270 }, fragment });
-    await page.waitForFunction(() => document.querySelector('[data-testid="sim-time"]')?.dataset.ms === '18000');
+    // Settled at 18 s, and drawn since: the scene is of that moment, not of t = 0.
+    await waitMs(page, 18000);
+    await drawn(page);
     const scene = await waitScene(page, (s) => Array.isArray(s.texts) && s.texts.length > 0);
     const title = await page.$eval('[data-testid="embed-title"]', (el) => {
       const r = el.getBoundingClientRect();
