@@ -43,9 +43,10 @@ async function targetBox(page, highlight) {
   return { x: c.x + s.highlight.x, y: c.y + s.highlight.y, width: s.highlight.w, height: s.highlight.h };
 }
 
-/// The canvas elements a caption names, by this test's own rule (the page's is wider: numbers
-/// after "queues", the word "broker"): an element's name, or a partition's label, as a word of its
-/// own in the text. Boxes in viewport px, from the canvas's scene.
+/// The canvas elements and the assignment table's rows a caption names, by this test's own rule
+/// (the page's is wider: numbers after "queues", the word "broker"): an element's name, or a
+/// partition's label, as a word of its own in the text. Boxes in viewport px, from the canvas's
+/// scene and the table's rows.
 async function namedBoxes(page, caption) {
   const s = await scene(page);
   const c = await page.$eval('[data-testid="canvas-topology"]', (el) => {
@@ -58,7 +59,27 @@ async function namedBoxes(page, caption) {
       const name = key.startsWith('partition:') ? key.slice(key.lastIndexOf(':') + 1) : key.slice(key.indexOf(':') + 1);
       return name.length > 0 && word(name).test(caption);
     })
-    .map(([key, x, y, w, h]) => ({ key, x: c.x + x, y: c.y + y, width: w, height: h }));
+    .map(([key, x, y, w, h]) => ({ key, x: c.x + x, y: c.y + y, width: w, height: h }))
+    .concat(await tableRowsNamed(page, caption));
+}
+
+/// The assignment table's rows whose queue or partition label `caption` names as a word.
+async function tableRowsNamed(page, caption) {
+  return page.$$eval(
+    '[data-testid="assignment-table"] tbody tr[data-queue]',
+    (rows, caption) =>
+      rows
+        .map((row) => {
+          const queue = row.dataset.queue;
+          const label = queue.slice(queue.lastIndexOf(':') + 1);
+          const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          const named = label.length > 0 && new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`).test(caption);
+          const r = row.getBoundingClientRect();
+          return named && r.width > 0 && r.height > 0 ? { key: `row ${queue}`, x: r.x, y: r.y, width: r.width, height: r.height } : null;
+        })
+        .filter(Boolean),
+    caption,
+  );
 }
 
 /// Waits until the page is settled (`data-ready`) and the canvas has drawn what it shows.

@@ -371,8 +371,8 @@ fn clusters_within(marks: &[Mark], near: Millis) -> Vec<Cluster> {
         .collect()
 }
 
-/// The marks as drawn: merged when closer than 1.6 % of the run, and further until at most
-/// `max` remain, so each can carry its word.
+/// The marks as drawn: merged when closer than 1.6 % of the run or than a mark's width on a bar
+/// `bar_px` wide, and further until at most `max` remain, so each can carry its word.
 fn clusters(marks: &[Mark], until: Millis, max: usize, bar_px: f64) -> Vec<Cluster> {
     // Never closer than a mark's width (20 px and a gap): two marks apart by less would overlap.
     let apart = (until as f64 * MARK_PX / bar_px.max(MARK_PX)) as Millis;

@@ -87,28 +87,35 @@ const ROOMY: f64 = 20.0 * 120.0;
 
 /// What a caption keeps off, in viewport px: its target (the highlight or the marked panel),
 /// the elements its text names, and the other elements on the canvas, which it prefers not to
-/// cover.
+/// cover. `near` is where a step without a target stays close to (the canvas).
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Keep {
     target: Option<Box2>,
+    near: Option<Box2>,
     named: Vec<Box2>,
     others: Vec<Box2>,
 }
 
 impl Keep {
     /// How bad a caption at `b` is. Covering the target or a named element outweighs any
-    /// distance; among places that cover neither, the nearest to the target wins, and covering
-    /// other elements counts a little (a whole consumer box about as much as 45 px farther).
+    /// distance; among places that cover neither, the nearest to the target (or, without one,
+    /// to `near`) wins, and covering other elements counts a little (a whole consumer box about
+    /// as much as 45 px farther).
     fn cost(&self, b: &Box2) -> f64 {
         let grown = |t: &Box2, m: f64| Box2 { x: t.x - m, y: t.y - m, w: t.w + 2.0 * m, h: t.h + 2.0 * m };
         let target = self.target.map_or(0.0, |t| grown(&t, GAP).overlap(b));
         let named: f64 = self.named.iter().map(|n| grown(n, 4.0).overlap(b)).sum();
         let others: f64 = self.others.iter().map(|o| o.overlap(b)).sum();
-        let far = self.target.map_or(0.0, |t| {
-            let dx = (t.x - b.right()).max(b.x - t.right()).max(0.0);
-            let dy = (t.y - b.bottom()).max(b.y - t.bottom()).max(0.0);
-            dx.hypot(dy)
-        });
+        let far = match (self.target, self.near) {
+            (Some(t), _) => {
+                let dx = (t.x - b.right()).max(b.x - t.right()).max(0.0);
+                let dy = (t.y - b.bottom()).max(b.y - t.bottom()).max(0.0);
+                dx.hypot(dy)
+            }
+            // How far it hangs out of `near`: its area outside, as px of its width.
+            (None, Some(n)) => (b.w * b.h - n.overlap(b)) / b.h.max(1.0),
+            (None, None) => 0.0,
+        };
         1e6 * target + 1e3 * named + 0.1 * others + 20.0 * far
     }
 }
@@ -161,13 +168,22 @@ fn place(keep: &Keep, size: (f64, f64), view: (f64, f64), stay: Option<(f64, f64
 /// explains (as if named), and the controls (as other elements).
 fn keep_for(text: &str, target: Option<Box2>) -> Keep {
     let mut keep = Keep { target, ..Keep::default() };
-    let boxes = |selector: &str| {
-        document().query_selector(selector).ok().flatten().map(|el| Box2::of(&el)).filter(|b| b.w > 0.0 && b.h > 0.0)
-    };
+    let seen = |b: &Box2| b.w > 0.0 && b.h > 0.0;
+    let boxes = |selector: &str| document().query_selector(selector).ok().flatten().map(|el| Box2::of(&el)).filter(seen);
     keep.named.extend(["[data-testid=lesson]", "[data-testid=outcome]"].into_iter().filter_map(boxes));
     keep.others.extend(boxes("header.topbar"));
+    // The assignment table's rows of the queues or partitions the text names.
+    if let Ok(rows) = document().query_selector_all("[data-testid=assignment-table] tbody tr[data-queue]") {
+        for row in (0..rows.length()).filter_map(|i| rows.item(i)?.dyn_into::<web_sys::Element>().ok()) {
+            let key = format!("partition:{}", row.get_attribute("data-queue").unwrap_or_default());
+            if mqviz_app::tour::names(text, &key) {
+                keep.named.extend(Some(Box2::of(&row)).filter(seen));
+            }
+        }
+    }
     let canvas = document().query_selector("[data-testid=canvas-topology]").ok().flatten();
     if let Some(c) = canvas.map(|c| Box2::of(&c)) {
+        keep.near = Some(c);
         for (r, named) in canvas::elements_for_caption(text) {
             let b = Box2 { x: c.x + r.x, y: c.y + r.y, w: r.w, h: r.h };
             if named {
@@ -327,10 +343,10 @@ fn TourCaption() -> impl IntoView {
                         }
                     });
                 }
-                // Nothing to point at: the top left of the canvas.
+                // Nothing to point at: on the canvas where it covers least, off what the text
+                // names.
                 None => {
-                    let at = canvas_el.map(|c| Box2::of(&c)).map(|c| (c.x + 12.0, c.y.max(0.0) + 12.0)).unwrap_or((12.0, 12.0));
-                    pos.set(at);
+                    pos.set(place(&keep_for(&text, None), size, view, None));
                     placed_beside.set(None);
                 }
             }
@@ -427,11 +443,25 @@ mod tests {
         // band under it, and the space to its left and right: below them is free.
         let target = Box2 { x: 20.0, y: 20.0, w: 1240.0, h: 80.0 };
         let named = vec![Box2 { x: 0.0, y: 100.0, w: 1280.0, h: 300.0 }];
-        let keep = Keep { target: Some(target), named: named.clone(), others: Vec::new() };
+        let keep = Keep { target: Some(target), named: named.clone(), ..Keep::default() };
         let b = at(place(&keep, SIZE, VIEW, None));
         assert_eq!(b.overlap(&target), 0.0);
         assert_eq!(b.overlap(&named[0]), 0.0, "{b:?}");
         assert!(b.y >= 404.0 && b.y <= 412.0, "the nearest free place, just under the named band: {b:?}");
+    }
+
+    #[test]
+    fn a_caption_without_a_target_sits_on_the_canvas_where_it_covers_least() {
+        // The canvas fills the middle of the page; its elements fill its top half, and a row
+        // of the assignment table the text names sits at its bottom left.
+        let canvas = Box2 { x: 100.0, y: 100.0, w: 900.0, h: 600.0 };
+        let others = vec![Box2 { x: 100.0, y: 100.0, w: 900.0, h: 300.0 }];
+        let named = vec![Box2 { x: 100.0, y: 560.0, w: 400.0, h: 40.0 }];
+        let keep = Keep { near: Some(canvas), named: named.clone(), others: others.clone(), ..Keep::default() };
+        let b = at(place(&keep, SIZE, VIEW, None));
+        assert_eq!(b.overlap(&canvas), b.w * b.h, "on the canvas: {b:?}");
+        assert_eq!(b.overlap(&others[0]), 0.0, "off its elements: {b:?}");
+        assert_eq!(b.overlap(&named[0]), 0.0, "off what the text names: {b:?}");
     }
 
     #[test]

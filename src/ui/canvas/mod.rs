@@ -484,9 +484,9 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
         "highlight": st.highlight.as_ref().zip(st.highlight_rect).map(|(k, r)| json!({"key": k, "x": r.x, "y": r.y, "w": r.w, "h": r.h})),
         "cut": CUT.with(|c| c.borrow().clone()),
         // Every element a tour can point at: [key, x, y, w, h], as the tour rings it.
-        "elements": l.targets().iter().filter_map(|(t, r)| {
+        "elements": st.targets.iter().zip(&st.target_keys).filter_map(|((t, r), k)| {
             let r = l.ringed(t, *r);
-            t.key(view).map(|k| json!([k, r.x, r.y, r.w, r.h]))
+            k.as_ref().map(|k| json!([k, r.x, r.y, r.w, r.h]))
         }).collect::<Vec<_>>(),
         // Every text drawn: [text, x, y, w, h].
         "texts": TEXTS.with(|t| t.borrow().iter().map(|(s, r)| json!([s, r.x, r.y, r.w, r.h])).collect::<Vec<_>>()),
