@@ -68,7 +68,7 @@ fn announce_changes(sim: Sim, said_outcome: &RefCell<Option<String>>, playing: b
     let mut sentences: Vec<String> = said.unwrap_or_default();
     let small = sim.peek(|m| m.log_len()).unwrap_or(0) <= outcome::COUNT_WHILE_PLAYING_MAX_LOG;
     if !playing || small {
-        let now = sim.peek(|m| m.totals().sentence()).flatten().map(|(text, _)| text);
+        let now = sim.outcome().map(|(text, _)| text);
         if now.is_some() && *said_outcome.borrow() != now {
             sentences.extend(now.iter().map(|t| t.trim_end_matches('.').to_string()));
             *said_outcome.borrow_mut() = now;
@@ -117,13 +117,14 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
     let cb2 = cb.clone();
     *cb.borrow_mut() = Some(Closure::new(move |ts: f64| {
         let t0 = perf_now();
+        let synced_before = sim.ui_version.get_untracked();
         frames.set(frames.get().wrapping_add(1));
         let prev = last_ts.replace(Some(ts));
         let dt = prev.map(|p| mqviz_engine::decimal::clamp(ts - p, 0.0, 100.0)).unwrap_or(0.0);
         let seeking = sim.seeking.get_untracked();
         let playing = sim.playing.get_untracked() && seeking.is_none();
         if let Some(job) = seeking {
-            sim.seek_slices(job, SLICE_MS);
+            sim.seek_slices(job, SLICE_MS, false);
         } else if playing {
             let now = sim.peek(|m| m.now()).unwrap_or(0);
             let speed = sim.speed();
@@ -277,8 +278,11 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
         drop(t);
         // The live region: on every change while paused, at most every 1.5 s while playing.
         // A seek's or a drag's intermediate states are not announced: only where it ends.
+        // Not in the frame that brought the panels up to date: the outcome is counted in the next.
+        let synced_now = sim.ui_version.get_untracked() != synced_before;
         if !seek_on
             && !scrubbing
+            && !synced_now
             && announced_version.get() != v
             && (!playing || ts - last_announce.get() >= ANNOUNCE_INTERVAL_MS)
         {
@@ -297,8 +301,10 @@ pub fn start_loop(sim: Sim, cv: Canvases, bench: bool) {
                 let _ = el.set_attribute("data-dots", &n.to_string());
             }
         }
-        // A long seek leaves many log lines to hash before the digest can show: a slice a frame.
-        if sim.seeking.get_untracked().is_none() && !scrubbing && sim.digest_shown.get_untracked().is_none() {
+        // A long seek leaves many log lines to hash before the digest can show: a slice a frame,
+        // but not in the frames that bring the panels and the outcome up to date.
+        let counting = synced_now || sim.outcome_pending.get_untracked();
+        if sim.seeking.get_untracked().is_none() && !scrubbing && !counting && sim.digest_shown.get_untracked().is_none() {
             sim.fold_digest(DIGEST_FRAME_MS);
         }
         if bench && samples.length() < FRAME_SAMPLES {

@@ -12,15 +12,36 @@ use super::state::Sim;
 /// the sentence catches up when playback pauses.
 pub const COUNT_WHILE_PLAYING_MAX_LOG: usize = 200_000;
 
-/// The outcome of the run shown, kept current with the panels.
+/// The outcome of the run shown, kept current with the panels. A long run's is counted in the
+/// frame after the panels catch up (their rendering is that task's work; the two together went
+/// over a frame's 50 ms at the end of a million messages); meanwhile the page is not ready and
+/// the sentence shows as being counted.
 pub fn current(sim: Sim) -> Memo<Option<(String, bool)>> {
+    let counted = ArcTrigger::new();
     Memo::new(move |prev: Option<&Option<(String, bool)>>| {
         sim.ui_version.track();
+        counted.track();
+        let long = sim.peek(|m| m.log_len()).unwrap_or(0) > COUNT_WHILE_PLAYING_MAX_LOG;
         let busy = sim.playing.get_untracked() || sim.seeking.get_untracked().is_some();
-        if busy && sim.peek(|m| m.log_len()).unwrap_or(0) > COUNT_WHILE_PLAYING_MAX_LOG {
+        if !long {
+            return sim.outcome();
+        }
+        if busy {
             return prev.cloned().flatten();
         }
-        sim.peek(|m| m.totals().sentence()).flatten()
+        if let Some(said) = sim.counted_outcome() {
+            return said;
+        }
+        if !sim.outcome_pending.get_untracked() {
+            sim.outcome_pending.set(true);
+            let counted = counted.clone();
+            request_animation_frame(move || {
+                sim.outcome();
+                sim.outcome_pending.set(false);
+                counted.notify();
+            });
+        }
+        prev.cloned().flatten()
     })
 }
 
@@ -32,7 +53,13 @@ pub fn Outcome() -> impl IntoView {
     move || {
         outcome.get().map(|(text, alarm)| {
             view! {
-                <p class="outcome" class:alarm=alarm data-testid="outcome" data-alarm=alarm.to_string()>
+                <p
+                    class="outcome"
+                    class:alarm=alarm
+                    class:pending=move || sim.outcome_pending.get()
+                    data-testid="outcome"
+                    data-alarm=alarm.to_string()
+                >
                     // While comparing, the sentence is side A's.
                     <Show when=move || sim.comparing.get()>
                         <span class="side-tag" title="Side A">"A"</span>

@@ -96,6 +96,12 @@ pub struct Sim {
     pub dropped_captures: RwSignal<Vec<(String, String)>>,
     /// Bumped whenever a different model is loaded (the frame tracker starts over).
     pub epoch: StoredValue<u64>,
+    /// The outcome sentence and the model state it was counted at (`Sim::outcome`): the outcome
+    /// line and the live region ask for it at the same state, and counting reads every message.
+    outcome: StoredValue<Option<(OutcomeAt, Said)>>,
+    /// A long run's outcome is being counted in the next frame (`outcome::current`): the page is
+    /// not ready until it is, and the frame loop leaves that frame to the counting.
+    pub outcome_pending: RwSignal<bool>,
     /// The log event whose provenance is shown.
     pub selected: RwSignal<Option<u32>>,
     /// Checkpoints and entered commands, for time travel.
@@ -170,8 +176,14 @@ const STEPS_PER_SLICE: f64 = 8.0;
 /// frame loop goes on with `DIGEST_FRAME_MS` a frame (a seek's slice: the same trade-off).
 pub const DIGEST_SYNC_MS: f64 = 4.0;
 pub const DIGEST_FRAME_MS: f64 = SLICE_MS;
-/// Lines hashed between looks at the clock.
-const DIGEST_PIECE_LINES: usize = 2048;
+/// Lines hashed between looks at the clock: few enough that a piece cannot overrun a sync's
+/// 4 ms by much (2,048 lines took about 18 ms in the page at the end of the 1 M bench, so
+/// letting go of the time bar spent 22 ms hashing in one task).
+const DIGEST_PIECE_LINES: usize = 256;
+/// A model state as `Sim::outcome` tells them apart: (epoch, version, events run, time, log length).
+type OutcomeAt = (u64, u64, u64, Millis, usize);
+/// The outcome sentence, and whether it is an alarm (`Totals::sentence`).
+type Said = Option<(String, bool)>;
 
 impl Default for Sim {
     fn default() -> Self {
@@ -203,6 +215,8 @@ impl Sim {
             imported: RwSignal::new(false),
             dropped_captures: RwSignal::new(Vec::new()),
             epoch: StoredValue::new(0),
+            outcome: StoredValue::new(None),
+            outcome_pending: RwSignal::new(false),
             selected: RwSignal::new(None),
             edits_version: RwSignal::new(0),
             story: StoredValue::new_local(None),
@@ -318,6 +332,7 @@ impl Sim {
             && self.seeking.get().is_none()
             && !self.playing.get()
             && self.version.get() == self.ui_version.get()
+            && !self.outcome_pending.get()
             && self.model.with_value(Option::is_some);
         settled.then_some(id)
     }
@@ -682,6 +697,28 @@ impl Sim {
         self.fold_digest(DIGEST_SYNC_MS);
     }
 
+    /// The run's outcome in words (`Totals::sentence`) at the model's state now, counted once per
+    /// state (without subscribing).
+    pub fn outcome(&self) -> Option<(String, bool)> {
+        if let Some(said) = self.counted_outcome() {
+            return said;
+        }
+        let at = self.outcome_at()?;
+        let said = self.peek(|m| m.totals().sentence()).flatten();
+        self.outcome.set_value(Some((at, said.clone())));
+        said
+    }
+
+    /// The outcome if it has been counted at the model's state now.
+    pub fn counted_outcome(&self) -> Option<Said> {
+        let at = self.outcome_at()?;
+        self.outcome.with_value(|o| o.as_ref().filter(|(was, _)| *was == at).map(|(_, s)| s.clone()))
+    }
+
+    fn outcome_at(&self) -> Option<OutcomeAt> {
+        self.peek(|m| (self.epoch.get_value(), self.version.get_untracked(), m.events_run(), m.now(), m.log_len()))
+    }
+
     /// Reads the model (subscribing to `ui_version`); `None` when no scenario loaded.
     pub fn read<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> Option<R> {
         self.ui_version.track();
@@ -766,7 +803,7 @@ impl Sim {
     pub fn seek(&self, t: Millis) {
         self.seeking.set(None);
         let from = self.peek(|m| m.now()).unwrap_or(0);
-        self.seek_slices(SeekJob { from, to: t, chunk: 50 }, SEEK_FIRST_MS);
+        self.seek_slices(SeekJob { from, to: t, chunk: 50 }, SEEK_FIRST_MS, true);
     }
 
     /// Moves toward simulated time `t` without doing the work now: the time bar's input. A seek
@@ -794,19 +831,18 @@ impl Sim {
     }
 
     /// The time bar's handle is pressed (`true`) or let go (`false`). Let go with its seek done,
-    /// the panels catch up at once.
+    /// the panels catch up in the next frame (the frame loop syncs them when no handle is held),
+    /// not in the pointer's task: with the outcome's counting over a million messages, the two
+    /// together were one long task.
     pub fn hold_scrub(&self, held: bool) {
         self.scrub_held.set_value(held);
-        if !held && self.seeking.get_untracked().is_none() {
-            self.sync_ui();
-        }
     }
 
     /// Advances a seek for about `budget_ms` of wall time; what is left stays in `seeking` for
     /// the next frame. Each slice is one `History::advance`, so edits and checkpoints happen
     /// exactly as in a seek done at once. A seek turned back behind the model's time (the time
     /// bar dragged back) first restores the checkpoint before its target: a clone.
-    pub fn seek_slices(&self, mut job: SeekJob, budget_ms: f64) {
+    pub fn seek_slices(&self, mut job: SeekJob, budget_ms: f64, sync_now: bool) {
         let start = perf_now();
         let mut done = false;
         if self.peek(|m| job.to < m.now()).unwrap_or(false) {
@@ -843,7 +879,9 @@ impl Sim {
             }
         });
         self.seeking.set(if done { None } else { Some(job) });
-        if done && !self.scrub_held.get_value() {
+        // A seek done within its first call (`seek`) shows its panels at once; one the frame
+        // loop finished has spent this frame's budget, and the next frame syncs them.
+        if done && sync_now && !self.scrub_held.get_value() {
             self.sync_ui();
         }
     }

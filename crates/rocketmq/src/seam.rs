@@ -4,6 +4,7 @@
 use mqviz_engine::sort::StableSort;
 use mqviz_engine::vec_map::VecMap;
 use std::any::Any;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -551,19 +552,25 @@ impl Simulation for World {
                 _ => 1,
             })
             .sum();
-        super::report::for_each_unconsumed(self, &members, |_, _, m| match self.fates.get(m.id as usize) {
+        // Per group: consumptions, and how many of them repeat a message already consumed. Each
+        // consumer's group is looked up once, not once per consumption.
+        let slot: Vec<usize> = self.consumers.iter().map(|c| members.keys().position(|g| **g == *c.group).unwrap_or(0)).collect();
+        let mut by_group: Vec<crate::world::records::MsgSet> = vec![Default::default(); members.len().max(1)];
+        t.consumed = self.consumptions.len() as u64;
+        for r in &self.consumptions {
+            let first = by_group[slot[r.consumer()]].insert(self.messages[r.msg as usize].root());
+            t.duplicated += u64::from(!first);
+        }
+        // A CLUSTERING group's scope is the whole group: what it consumed is its set above.
+        let consumed = |g: usize, scope: &[usize]| match members.values().nth(g) {
+            Some(all) if all.len() == scope.len() => Cow::Borrowed(&by_group[g]),
+            _ => Cow::Owned(self.consumed_roots(scope)),
+        };
+        super::report::for_each_unconsumed_given(self, &members, consumed, |_, _, m| match self.fates.get(m.id as usize) {
             Some(Fate::Skipped) => t.lost += 1,
             Some(Fate::Retrying | Fate::DeadLettered) => {}
             _ => t.unconsumed += 1,
         });
-        // Per group: consumptions, and how many of them repeat a message already consumed.
-        let mut by_group: VecMap<&str, crate::world::records::MsgSet> = VecMap::new();
-        for r in &self.consumptions {
-            t.consumed += 1;
-            let first =
-                by_group.entry(&self.consumers[r.consumer()].group).or_default().insert(self.messages[r.msg as usize].root());
-            t.duplicated += u64::from(!first);
-        }
         t
     }
     fn variants(&self, scenario: &Value) -> Vec<(String, Value)> {

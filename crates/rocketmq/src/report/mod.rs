@@ -17,9 +17,11 @@ use super::duplicates::find_duplicates;
 use super::events::MsgId;
 use super::store::Message;
 use super::types::{java_str_cmp, MessageModel, MessageQueue};
+use super::world::records::MsgSet;
 use super::world::ConsumptionRecord;
 use super::world::{is_system_topic, World};
 use mqviz_engine::EventId;
+use std::borrow::Cow;
 
 fn message_json(m: &Message) -> Value {
     json!({
@@ -70,24 +72,49 @@ pub fn group_members(w: &World) -> VecMap<String, Vec<usize>> {
 /// scope did not consume, where a scope is a group (BROADCASTING: each member of it) with its
 /// members; retry copies and system topics are left out (their root message is the one counted).
 /// The report lists these, and `totals` counts them, so the two cannot disagree.
-pub fn for_each_unconsumed(w: &World, members: &VecMap<String, Vec<usize>>, mut f: impl FnMut(&str, &[usize], &Message)) {
-    for (group, ms) in members {
+pub fn for_each_unconsumed(w: &World, members: &VecMap<String, Vec<usize>>, f: impl FnMut(&str, &[usize], &Message)) {
+    for_each_unconsumed_given(w, members, |_, scope| Cow::Owned(w.consumed_roots(scope)), f)
+}
+
+/// [`for_each_unconsumed`], with what each scope consumed given by `consumed(group index, scope)`
+/// (`totals` has each group's set already: it counts duplicates with it).
+pub fn for_each_unconsumed_given<'w>(
+    w: &'w World,
+    members: &VecMap<String, Vec<usize>>,
+    mut consumed: impl FnMut(usize, &[usize]) -> Cow<'w, MsgSet>,
+    mut f: impl FnMut(&str, &[usize], &Message),
+) {
+    for (gi, (group, ms)) in members.iter().enumerate() {
         let scopes: Vec<Vec<usize>> = if w.consumers[ms[0]].model == MessageModel::Broadcasting {
             ms.iter().map(|&c| vec![c]).collect()
         } else {
             vec![ms.clone()]
         };
+        let snapshot = w.snapshot_group(group);
         for scope in scopes {
             let topics: VecSet<&str> =
                 scope.iter().flat_map(|&c| w.consumers[c].spec.subscriptions.iter().map(|s| s.topic.as_str())).collect();
-            let consumed = w.consumed_roots(&scope);
+            let consumed = consumed(gi, &scope);
+            // Whether the scope owes messages of a shape (its topic), remembered for the last few
+            // shapes (a send script's tags alternate): a million string compares made the page's
+            // outcome line one long task.
+            let mut recent: [Option<(&std::sync::Arc<crate::store::Shape>, bool)>; 8] = [None; 8];
+            let mut next = 0;
             for m in &w.messages {
-                if m.origin().is_none()
-                    && !is_system_topic(m.topic())
-                    && !w.read_before_snapshot(group, m.id)
-                    && topics.contains(&**m.topic())
-                    && !consumed.contains(&m.id)
-                {
+                if m.origin().is_some() || consumed.contains(&m.id) {
+                    continue;
+                }
+                let known = recent.iter().flatten().find(|(shape, _)| std::sync::Arc::ptr_eq(shape, &m.shape));
+                let owed = match known {
+                    Some(&(_, owed)) => owed,
+                    None => {
+                        let owed = !is_system_topic(m.topic()) && topics.contains(&**m.topic());
+                        recent[next] = Some((&m.shape, owed));
+                        next = (next + 1) % recent.len();
+                        owed
+                    }
+                };
+                if owed && !snapshot.is_some_and(|g| w.read_before_snapshot_by(g, m.id)) {
                     f(group, &scope, m);
                 }
             }

@@ -41,7 +41,13 @@ impl World {
     /// True when message `m` was in its queue at t=0 below the offset `group` had committed then:
     /// the group read it before the snapshot, so the run owes it nothing.
     pub fn read_before_snapshot(&self, group: &str, m: MsgId) -> bool {
-        self.snapshot_committed.keys().position(|g| g == group).is_some_and(|g| self.read_before_snapshot_by(g, m))
+        self.snapshot_group(group).is_some_and(|g| self.read_before_snapshot_by(g, m))
+    }
+
+    /// The index of `group` among the groups with committed offsets in the snapshot: looked up
+    /// once by callers that ask `read_before_snapshot_by` about every message.
+    pub fn snapshot_group(&self, group: &str) -> Option<usize> {
+        self.snapshot_committed.keys().position(|g| g == group)
     }
 
     /// Whether `m` is in its consume queue: stored during the run, or there since before t=0.
@@ -49,7 +55,7 @@ impl World {
         m.stored_at > 0 || m.id < self.snapshot_messages
     }
 
-    fn read_before_snapshot_by(&self, g: usize, m: MsgId) -> bool {
+    pub fn read_before_snapshot_by(&self, g: usize, m: MsgId) -> bool {
         if m >= self.snapshot_messages {
             return false;
         }
