@@ -1,6 +1,7 @@
 //! The deterministic engine shared by every broker model: logical time, one event queue with
 //! ties broken by insertion order, a seeded portable RNG, and a causal event log.
 
+pub mod bit_set;
 pub mod chunked;
 pub mod digest;
 pub mod id_map;
@@ -12,6 +13,7 @@ pub mod runs;
 /// Logical time in milliseconds since the start of the scenario.
 pub type Millis = u64;
 
+pub use bit_set::BitSet;
 pub use chunked::Chunked;
 pub use digest::DigestMemo;
 pub use id_map::IdMap;

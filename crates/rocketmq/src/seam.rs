@@ -555,7 +555,7 @@ impl Simulation for World {
         // Per group: consumptions, and how many of them repeat a message already consumed. Each
         // consumer's group is looked up once, not once per consumption.
         let slot: Vec<usize> = self.consumers.iter().map(|c| members.keys().position(|g| **g == *c.group).unwrap_or(0)).collect();
-        let mut by_group: Vec<crate::world::records::MsgSet> = vec![Default::default(); members.len().max(1)];
+        let mut by_group: Vec<mqviz_engine::BitSet> = vec![Default::default(); members.len().max(1)];
         t.consumed = self.consumptions.len() as u64;
         for r in &self.consumptions {
             let first = by_group[slot[r.consumer()]].insert(self.messages[r.msg as usize].root());

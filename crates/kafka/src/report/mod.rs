@@ -14,7 +14,7 @@ use super::events::{Event, MsgId, Name, Part};
 use super::scenario::{GroupProtocol, SubscriptionSpec};
 use super::world::{Life, World};
 use crate::classic_group::{rebalance_protocol, RebalanceProtocol};
-use mqviz_engine::{EventId, Millis};
+use mqviz_engine::{BitSet, EventId, Millis};
 use mqviz_model::Totals;
 
 /// Lists in the report stop after this many entries (their totals are given).
@@ -671,27 +671,77 @@ struct LossCauses {
     truncated: bool,
 }
 
+/// Each group's counts, as `for_each_group_record` over the report's index gives them (a test
+/// holds the two equal), from dense tables instead of the index's maps: the outcome line counts
+/// these whenever the run moves, and at the end of a 1 M-record run the maps took 260 ms native
+/// (these tables: 5 ms).
 fn group_counts(w: &World) -> Vec<(Totals, LossCauses)> {
-    let ix = build_index(w);
-    let mut out = vec![(Totals::default(), LossCauses::default()); w.groups.len()];
-    for_each_group_record(w, &ix, |g, m, deliveries| {
-        let (t, causes) = &mut out[g];
-        t.consumed += deliveries.len() as u64;
-        match deliveries.len() {
-            0 if ix.truncated.contains_key(&m) => {
-                t.lost += 1;
-                causes.truncated = true;
+    let group_of: BTreeMap<&str, usize> = w.consumers.iter().map(|c| (&*c.name, c.group)).collect_map();
+    let mut truncated = BitSet::default();
+    for e in w.log.entries() {
+        if let Event::Truncated { lost, .. } = &e.kind {
+            for &m in lost.iter() {
+                truncated.insert(m);
             }
-            0 if ix.skipped.contains_key(&(g, m)) => {
-                t.lost += 1;
-                causes.skipped = true;
-            }
-            0 => t.unconsumed += 1,
-            1 => {}
-            _ => t.duplicated += 1,
         }
-    });
-    out
+    }
+    // Per record, how often the group received it: 0, 1, or 2 for more (only that is asked).
+    let mut received: Vec<u8> = Vec::new();
+    let mut skipped = BitSet::default();
+    (0..w.groups.len())
+        .map(|g| {
+            let mut asked = vec![false; w.partitions.len()];
+            for pid in group_pids(w, g) {
+                asked[pid as usize] = true;
+            }
+            // The records the group reads: of partitions it asks for, not read before a snapshot.
+            let reads =
+                |m: MsgId| w.messages.get(m as usize).is_some_and(|msg| asked[msg.pid as usize]) && !w.read_before_snapshot(g, m);
+            received.clear();
+            received.resize(w.messages.len(), 0);
+            skipped.clear();
+            let mut t = Totals::default();
+            let mut causes = LossCauses::default();
+            for e in w.log.entries() {
+                match &e.kind {
+                    Event::Polled { client, msgs, .. } if group_of.get(&**client) == Some(&g) => {
+                        for &m in msgs.iter() {
+                            if reads(m) {
+                                t.consumed += 1;
+                                received[m as usize] = received[m as usize].saturating_add(1).min(2);
+                            }
+                        }
+                    }
+                    Event::Skipped { client, msgs, .. } if group_of.get(&**client) == Some(&g) => {
+                        for &m in msgs.iter() {
+                            skipped.insert(m);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (m, &n) in received.iter().enumerate() {
+                let m = m as MsgId;
+                if !reads(m) {
+                    continue;
+                }
+                match n {
+                    0 if truncated.contains(m) => {
+                        t.lost += 1;
+                        causes.truncated = true;
+                    }
+                    0 if skipped.contains(m) => {
+                        t.lost += 1;
+                        causes.skipped = true;
+                    }
+                    0 => t.unconsumed += 1,
+                    1 => {}
+                    _ => t.duplicated += 1,
+                }
+            }
+            (t, causes)
+        })
+        .collect()
 }
 
 /// Why lost records are lost, completing "N of M sent were lost: ...".

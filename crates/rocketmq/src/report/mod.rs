@@ -17,9 +17,9 @@ use super::duplicates::find_duplicates;
 use super::events::MsgId;
 use super::store::Message;
 use super::types::{java_str_cmp, MessageModel, MessageQueue};
-use super::world::records::MsgSet;
 use super::world::ConsumptionRecord;
 use super::world::{is_system_topic, World};
+use mqviz_engine::BitSet;
 use mqviz_engine::EventId;
 use std::borrow::Cow;
 
@@ -81,7 +81,7 @@ pub fn for_each_unconsumed(w: &World, members: &VecMap<String, Vec<usize>>, f: i
 pub fn for_each_unconsumed_given<'w>(
     w: &'w World,
     members: &VecMap<String, Vec<usize>>,
-    mut consumed: impl FnMut(usize, &[usize]) -> Cow<'w, MsgSet>,
+    mut consumed: impl FnMut(usize, &[usize]) -> Cow<'w, BitSet>,
     mut f: impl FnMut(&str, &[usize], &Message),
 ) {
     for (gi, (group, ms)) in members.iter().enumerate() {
@@ -101,7 +101,7 @@ pub fn for_each_unconsumed_given<'w>(
             let mut recent: [Option<(&std::sync::Arc<crate::store::Shape>, bool)>; 8] = [None; 8];
             let mut next = 0;
             for m in &w.messages {
-                if m.origin().is_some() || consumed.contains(&m.id) {
+                if m.origin().is_some() || consumed.contains(m.id) {
                     continue;
                 }
                 let known = recent.iter().flatten().find(|(shape, _)| std::sync::Arc::ptr_eq(shape, &m.shape));

@@ -28,7 +28,7 @@ use crate::scenario::{self, AllocationSpec, ConsumerSpec, Scenario, SendSpec, St
 use crate::sql92::Verdict;
 use crate::types::{is_retry_topic, retry_topic, ConsumeFromWhere, MessageModel, MessageQueue};
 use mqviz_engine::hash::java_string_hash;
-use mqviz_engine::{Burst, Chunked, EventId, EventQueue, Millis, SplitMix64};
+use mqviz_engine::{BitSet, Burst, Chunked, EventId, EventQueue, Millis, SplitMix64};
 use mqviz_model::Fate;
 
 pub use budget::{BudgetStop, DEFAULT_MEMORY_BUDGET};

@@ -4,31 +4,6 @@
 
 use super::*;
 
-/// A set of the run's messages, one bit each. The report and the outcome line ask it once per
-/// message of the run: over a million messages a sorted set's collecting and binary searches
-/// were most of `totals` (45 ms native at the end of the 1 M bench, before this).
-#[derive(Clone, Debug, Default)]
-pub struct MsgSet {
-    bits: Vec<u64>,
-}
-
-impl MsgSet {
-    pub fn contains(&self, m: &MsgId) -> bool {
-        self.bits.get(*m as usize / 64).is_some_and(|w| w & (1 << (*m % 64)) != 0)
-    }
-
-    /// Adds `m`; true when it was not in the set.
-    pub fn insert(&mut self, m: MsgId) -> bool {
-        let (i, bit) = (m as usize / 64, 1u64 << (m % 64));
-        if i >= self.bits.len() {
-            self.bits.resize(i + 1, 0);
-        }
-        let new = self.bits[i] & bit == 0;
-        self.bits[i] |= bit;
-        new
-    }
-}
-
 /// One listener run that consumed a message (the listener returned success). A run whose result
 /// was discarded (its ProcessQueue was dropped while it ran) still consumed the message: the
 /// business logic ran, and the new owner will run it again (spec §5 step 3, §11.7).
@@ -54,8 +29,8 @@ const DISCARDED: u32 = 1 << 31;
 
 impl World {
     /// The messages (as roots: a retry counts for its original) that any of `consumers` consumed.
-    pub fn consumed_roots(&self, consumers: &[usize]) -> MsgSet {
-        let mut set = MsgSet::default();
+    pub fn consumed_roots(&self, consumers: &[usize]) -> BitSet {
+        let mut set = BitSet::default();
         for r in self.consumptions.iter().filter(|r| consumers.contains(&r.consumer())) {
             set.insert(self.messages[r.msg as usize].root());
         }

@@ -207,7 +207,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
                 // What the group read before the snapshot is owed nothing, whether or not it is
                 // read again.
                 let accounted =
-                    if w.read_before_snapshot(group, m.id) { !is_listed } else { consumed.contains(&m.id) != is_listed };
+                    if w.read_before_snapshot(group, m.id) { !is_listed } else { consumed.contains(m.id) != is_listed };
                 if !accounted {
                     violation(
                         out,
@@ -220,7 +220,7 @@ fn check_conservation(w: &World, out: &mut Vec<Violation>) {
                             m.queue_id(),
                             m.queue_offset(),
                             member.as_deref().map(|x| format!("/{x}")).unwrap_or_default(),
-                            consumed.contains(&m.id)
+                            consumed.contains(m.id)
                         ),
                     );
                 }
@@ -440,7 +440,7 @@ fn check_liveness(scenario: &Value, w: &World, out: &mut Vec<Violation>) {
                 if m.queue_id() >= read || !matches(m, sub, broker.filter_manager.config().sql92_version) {
                     continue;
                 }
-                let consumed_by = |c: usize| consumed[c].contains(&m.id);
+                let consumed_by = |c: usize| consumed[c].contains(m.id);
                 match con.model {
                     MessageModel::Clustering => {
                         // Below where the group's policy started a queue that is not young.
