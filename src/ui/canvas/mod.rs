@@ -494,6 +494,34 @@ fn scene(view: &View, l: &Layout, st: &CanvasState, pulses: usize, dots: usize, 
     .to_string()
 }
 
+/// The most of a bar a state badge may take with the cells after it (else it sits on the bar's
+/// top edge): the cells keep at least two fifths of the bar.
+const BADGE_LANE_SHARE: f64 = 0.6;
+
+/// A state badge's font size and pills for `bar`: inside the bar at its left end, vertically
+/// centred, and on the bar's top edge (never above `row_top`, the top of its row's slot, onto
+/// the broker's lines or the topic's title). Both sized to the measured text, inside bar and
+/// canvas: a little smaller first (not below 9 px) where it does not fit.
+fn badge_pill(ctx: &CanvasRenderingContext2d, f: f64, badge: &str, bar: Rect, row_top: f64, canvas: Rect) -> Pill {
+    let room = bar.w.min(canvas.right() - 1.0 - bar.x) - 2.0 * layout::BADGE_PAD;
+    let mut size = f * 0.8;
+    font(ctx, size, "600");
+    let wide = measure(ctx, badge);
+    if wide > room && wide > 0.0 {
+        size = (size * room / wide).max(9.0_f64.min(size));
+        font(ctx, size, "600");
+    }
+    let r = layout::badge_rect(bar, measure(ctx, badge), (size + 4.0).round(), canvas);
+    Pill { inside: Rect { y: (bar.mid_y() - r.h / 2.0).max(row_top), ..r }, on_edge: Rect { y: r.y.max(row_top), ..r }, size }
+}
+
+#[derive(Clone, Copy)]
+struct Pill {
+    inside: Rect,
+    on_edge: Rect,
+    size: f64,
+}
+
 /// A description of the message cell under (x, y), with its properties, for the canvas's tooltip.
 pub fn hover(slot: usize, x: f64, y: f64, sim: &dyn Simulation) -> Option<String> {
     let msg = with_state(slot, |st| {
@@ -626,8 +654,7 @@ fn paint(
         .unwrap_or(0);
     let slots = (longest as f64).max(12.0);
     let mut batch = CellBatch::default();
-    // (badge, its row's bar, the top of its row's slot: a pill never rises above it, onto the
-    // broker's lines or the topic's title).
+    // (badge, its pill, its font size).
     let mut badges: Vec<(String, Rect, f64)> = Vec::new();
     let mut carets: Vec<(f64, f64)> = Vec::new();
     for row in &l.rows {
@@ -655,6 +682,20 @@ fn paint(
         }
         ctx.stroke_rect(bar.x, bar.y, bar.w, bar.h);
         ctx.set_line_dash(&js_sys::Array::new()).ok();
+        // A state badge (FETCHING, sealed · drained) takes the bar's left end and the cells start
+        // after it, so it covers none of them; where it would need most of the bar it sits on
+        // the bar's top edge over the first cells instead.
+        let pill = p.badge.as_ref().map(|badge| badge_pill(ctx, f, badge, bar, row.rect.y, l.canvas));
+        let lane = match pill {
+            Some(Pill { inside, .. }) if inside.w <= bar.w * BADGE_LANE_SHARE => {
+                Rect { x: inside.right() + 2.0, w: (bar.right() - inside.right() - 2.0).max(0.0), ..bar }
+            }
+            _ => bar,
+        };
+        if let (Some(badge), Some(pill)) = (&p.badge, pill) {
+            badges.push((badge.clone(), if lane == bar { pill.on_edge } else { pill.inside }, pill.size));
+        }
+        let bar = lane;
         let start = p.log_end.saturating_sub(l.max_cells).max(p.log_start);
         let cells = sim.cells(p.id, start, p.log_end);
         let cell_w = bar.w / slots;
@@ -705,9 +746,6 @@ fn paint(
         ctx.set_fill_style_str(palette::MUTED);
         let info = format!("{} · {}", p.log_end, committed.map(|c| c.to_string()).unwrap_or_else(|| "–".into()));
         text(ctx, &info, row.info.x, row.info.mid_y(), row.info.w);
-        if let Some(badge) = &p.badge {
-            badges.push((badge.clone(), bar, row.rect.y));
-        }
         st.rows.push(RowCells { partition: p.id, bar, cell_w, cells });
     }
 
@@ -717,18 +755,8 @@ fn paint(
     // They straddle the bar's top edge, where the row above has its position carets: those are
     // drawn again on top.
     st.badges.clear();
-    for (badge, bar, row_top) in badges {
-        let room = bar.w.min(l.canvas.right() - 1.0 - bar.x) - 2.0 * layout::BADGE_PAD;
-        let mut size = f * 0.8;
+    for (badge, r, size) in badges {
         font(ctx, size, "600");
-        let wide = measure(ctx, &badge);
-        if wide > room && wide > 0.0 {
-            // A little smaller first (not below 9 px), shortened only if that is not enough.
-            size = (size * room / wide).max(9.0_f64.min(size));
-            font(ctx, size, "600");
-        }
-        let r = layout::badge_rect(bar, measure(ctx, &badge), (size + 4.0).round(), l.canvas);
-        let r = Rect { y: r.y.max(row_top), ..r };
         let shown = fit(ctx, &badge, r.w - 2.0 * layout::BADGE_PAD);
         rounded(ctx, r, r.h / 2.0);
         ctx.set_fill_style_str(palette::BG);
