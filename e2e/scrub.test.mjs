@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, simMs, artifacts, pct } from './harness.mjs';
+import { useBrowser, openPage, simMs, artifacts, pct, waitReady, runId } from './harness.mjs';
 
 const ctx = useBrowser();
 const MESSAGES = Number(process.env.MQVIZ_SCRUB_MESSAGES || 1000000);
@@ -78,9 +78,9 @@ async function settledAt(page, ms, timeout) {
   });
 }
 
-test(`dragging the time bar end to end and clicking on it over ${MESSAGES} messages keeps frames coming`, async () => {
-  const { page, errors } = await openPage(ctx, { fragment: `#bench=${MESSAGES}` });
-  await page.waitForSelector('[data-testid="sim-time"][data-ready^="own:"]');
+/// Drags the time bar end to end and clicks its middle; asserts what a user sees and returns
+/// the figures.
+async function scrubEndToEndAndBack(page) {
   const end = Number(await page.getAttribute('[data-testid="sim-time"]', 'data-until'));
   const bar = await page.$('[data-testid="scrub"]');
   const box = await bar.boundingBox();
@@ -130,16 +130,50 @@ test(`dragging the time bar end to end and clicking on it over ${MESSAGES} messa
   const click = await stopWatching(page);
   assert.equal(await simMs(page), middle);
 
-  const figures = {
-    messages: MESSAGES,
-    drag: { inputMs: Math.round(released), settleMs: Math.round(drag.ms), afterReleaseMs: Math.round(drag.ms - released), ...summary(drag) },
-    clickBack: { to: middle, settleMs: Math.round(click.ms), ...summary(click) },
-  };
-  writeFileSync(join(artifacts, 'scrub.json'), JSON.stringify(figures, null, 2));
-  console.log(`SCRUB ${JSON.stringify(figures)}`);
   assert.ok(drag.progressSeen, 'a progress bar showed while the seek went on');
   assert.ok(click.progressSeen, 'a progress bar showed after the click');
   assert.ok(handleKept, 'the handle stayed under the pointer during the drag');
+  return {
+    drag: { inputMs: Math.round(released), settleMs: Math.round(drag.ms), afterReleaseMs: Math.round(drag.ms - released), ...summary(drag) },
+    clickBack: { to: middle, settleMs: Math.round(click.ms), ...summary(click) },
+  };
+}
+
+test(`dragging the time bar end to end and clicking on it over ${MESSAGES} messages keeps frames coming`, async () => {
+  const { page, errors } = await openPage(ctx, { fragment: `#bench=${MESSAGES}` });
+  await page.waitForSelector('[data-testid="sim-time"][data-ready^="own:"]');
+  const figures = { messages: MESSAGES, ...(await scrubEndToEndAndBack(page)) };
+  writeFileSync(join(artifacts, 'scrub.json'), JSON.stringify(figures, null, 2));
+  console.log(`SCRUB ${JSON.stringify(figures)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/// The case the issue measured: a pasted Kafka scenario of `records` keyed records in one burst
+/// to a 16-partition topic read by a group of 8 (as `mqviz bench kafka-sim`).
+function kafkaScenario(records) {
+  const consumers = Array.from({ length: 8 }, (_, i) => ({ clientId: `c${i}`, subscribe: ['bench'] }));
+  return JSON.stringify({
+    format: 'mqviz-scenario/1', broker: 'kafka', name: 'pasted 1 M-record Kafka run', until: 600000,
+    brokers: [{ name: 'b0' }, { name: 'b1' }, { name: 'b2' }],
+    topics: [{ name: 'bench', partitions: 16 }],
+    producers: [{ id: 'p', sends: [{ at: 8000, topic: 'bench', key: 'k{i}', value: 'v{i}', count: records, intervalMs: 0 }] }],
+    groups: [{ name: 'g', consumers }],
+  });
+}
+
+test(`the same over a pasted ${MESSAGES}-record Kafka scenario`, async () => {
+  // Opened on a small bench first: bench mode is what records each frame's work.
+  const { page, errors } = await openPage(ctx, { fragment: '#bench=1000' });
+  await page.click('[data-testid="paste-open"]');
+  await page.fill('[data-testid="paste-text"]', kafkaScenario(MESSAGES));
+  const before = await runId(page);
+  await page.click('[data-testid="paste-load"]');
+  await waitReady(page, { after: before, timeout: 60000 });
+  assert.match(await page.textContent('h1'), /pasted 1 M-record Kafka run/);
+  const figures = { model: 'kafka', records: MESSAGES, ...(await scrubEndToEndAndBack(page)) };
+  writeFileSync(join(artifacts, 'scrub-kafka.json'), JSON.stringify(figures, null, 2));
+  console.log(`SCRUB-KAFKA ${JSON.stringify(figures)}`);
   assert.deepEqual(errors, []);
   await page.close();
 });

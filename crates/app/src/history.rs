@@ -20,6 +20,12 @@ use mqviz_model::Simulation;
 const MAX_CHECKPOINTS: usize = 48;
 /// Checkpoints stop once a log is this large: each one clones the whole model.
 const MAX_CHECKPOINT_EVENTS: usize = 200_000;
+/// ... or once the model holds this much (`Simulation::memory_bytes`). A log's length alone
+/// misses models whose events are few and large: a Kafka run of 1 M records has under 5,000
+/// events and holds 80 MB, and each of its checkpoints cost 250 ms of wasm in one frame
+/// (20-28 ms native) while a scrub ran. RocketMQ reaches the event limit first (10 MB at 200,000
+/// events on the 1 M bench), so its checkpoints are as before.
+const MAX_CHECKPOINT_BYTES: u64 = 16 << 20;
 /// Branches kept at most (the oldest are forgotten).
 const MAX_BRANCHES: usize = 16;
 
@@ -123,7 +129,8 @@ impl History {
             return;
         }
         let last = self.checkpoints.last().map(|c| c.at).unwrap_or(0);
-        if sim.now() < last + self.interval || sim.log_len() > MAX_CHECKPOINT_EVENTS {
+        if sim.now() < last + self.interval || sim.log_len() > MAX_CHECKPOINT_EVENTS || sim.memory_bytes() > MAX_CHECKPOINT_BYTES
+        {
             return;
         }
         self.checkpoints.push(Checkpoint { at: sim.now(), applied: self.applied, sim: sim.clone_box() });

@@ -84,6 +84,10 @@ pub trait Simulation {
     /// nothing and returns every problem with its JSON path.
     fn enter_command(&mut self, command: &Value) -> Result<(), Vec<PathError>>;
 
+    /// The bytes the run holds by the model's own accounting (its memory budget's measure):
+    /// what a checkpoint's clone copies, so the history stops keeping them past a size.
+    fn memory_bytes(&self) -> u64;
+
     fn log_len(&self) -> usize;
     fn log_time(&self, i: usize) -> Millis;
     fn log_cause(&self, i: usize) -> Option<usize>;

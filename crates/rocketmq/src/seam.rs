@@ -386,6 +386,9 @@ impl Simulation for World {
         self.handle_command(cmd);
         Ok(())
     }
+    fn memory_bytes(&self) -> u64 {
+        World::memory_bytes(self)
+    }
     fn log_len(&self) -> usize {
         self.log().len()
     }
