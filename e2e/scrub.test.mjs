@@ -153,27 +153,46 @@ test(`dragging the time bar end to end and clicking on it over ${MESSAGES} messa
 /// to a 16-partition topic read by a group of 8 (as `mqviz bench kafka-sim`).
 function kafkaScenario(records) {
   const consumers = Array.from({ length: 8 }, (_, i) => ({ clientId: `c${i}`, subscribe: ['bench'] }));
-  return JSON.stringify({
+  return {
     format: 'mqviz-scenario/1', broker: 'kafka', name: 'pasted 1 M-record Kafka run', until: 600000,
     brokers: [{ name: 'b0' }, { name: 'b1' }, { name: 'b2' }],
     topics: [{ name: 'bench', partitions: 16 }],
     producers: [{ id: 'p', sends: [{ at: 8000, topic: 'bench', key: 'k{i}', value: 'v{i}', count: records, intervalMs: 0 }] }],
     groups: [{ name: 'g', consumers }],
-  });
+  };
 }
 
-test(`the same over a pasted ${MESSAGES}-record Kafka scenario`, async () => {
-  // Opened on a small bench first: bench mode is what records each frame's work.
-  const { page, errors } = await openPage(ctx, { fragment: '#bench=1000' });
-  await page.click('[data-testid="paste-open"]');
-  await page.fill('[data-testid="paste-text"]', kafkaScenario(MESSAGES));
-  const before = await runId(page);
-  await page.click('[data-testid="paste-load"]');
-  await waitReady(page, { after: before, timeout: 60000 });
-  assert.match(await page.textContent('h1'), /pasted 1 M-record Kafka run/);
-  const figures = { model: 'kafka', records: MESSAGES, ...(await scrubEndToEndAndBack(page)) };
-  writeFileSync(join(artifacts, 'scrub-kafka.json'), JSON.stringify(figures, null, 2));
-  console.log(`SCRUB-KAFKA ${JSON.stringify(figures)}`);
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+/// The same for Pulsar: `messages` keyed messages (100,000 keys, 10 a millisecond) to a
+/// Key_Shared subscription of 100 consumers, one joining and one leaving midway (as
+/// `mqviz bench pulsar-sim`).
+function pulsarScenario(messages) {
+  const mid = 1000 + messages / 20;
+  const consumer = (i) => ({ name: `c${i}`, topic: 'orders', subscription: 'bench', subscriptionType: 'Key_Shared' });
+  return {
+    format: 'mqviz-scenario/1', broker: 'pulsar', name: 'pasted 1 M-message Pulsar run', seed: 1, until: mid * 2 + 60000,
+    topics: [{ name: 'orders' }],
+    producers: [{ name: 'p', topic: 'orders', batching: false,
+      sends: [{ at: 1000, count: messages, burst: 10, intervalMs: 1, key: 'key-{i%100000}', body: 'm{i}' }] }],
+    consumers: Array.from({ length: 100 }, (_, i) => consumer(i)),
+    timeline: [{ at: mid, action: 'addConsumer', consumer: consumer(100) }, { at: mid, action: 'closeConsumer', consumer: 'c0' }],
+  };
+}
+
+for (const [model, scenario] of [['kafka', kafkaScenario], ['pulsar', pulsarScenario]]) {
+  test(`the same over a pasted ${MESSAGES}-message ${model} scenario`, async () => {
+    // Opened on a small bench first: bench mode is what records each frame's work.
+    const { page, errors } = await openPage(ctx, { fragment: '#bench=1000' });
+    await page.click('[data-testid="paste-open"]');
+    const s = scenario(MESSAGES);
+    await page.fill('[data-testid="paste-text"]', JSON.stringify(s));
+    const before = await runId(page);
+    await page.click('[data-testid="paste-load"]');
+    await waitReady(page, { after: before, timeout: 60000 });
+    assert.ok((await page.textContent('h1')).includes(s.name), 'the pasted run is shown');
+    const figures = { model, messages: MESSAGES, ...(await scrubEndToEndAndBack(page)) };
+    writeFileSync(join(artifacts, `scrub-${model}.json`), JSON.stringify(figures, null, 2));
+    console.log(`SCRUB-${model.toUpperCase()} ${JSON.stringify(figures)}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

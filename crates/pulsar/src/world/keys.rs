@@ -11,7 +11,8 @@ use crate::hash::make_hash;
 pub struct KeyId(NonZeroU32);
 
 impl KeyId {
-    fn index(self) -> usize {
+    /// The id's place in its table, `0..KeyTable::len()`: for tables indexed by key id.
+    pub fn index(self) -> usize {
         self.0.get() as usize - 1
     }
 }
@@ -30,6 +31,15 @@ impl KeyTable {
         self.make_hashes.push(make_hash(text.as_bytes()));
         let id = u32::try_from(self.names.len()).ok().and_then(NonZeroU32::new).expect("fewer than 2^32 keys");
         KeyId(id)
+    }
+
+    /// How many ids the table has given out.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
     }
 
     pub fn text(&self, k: KeyId) -> &str {
