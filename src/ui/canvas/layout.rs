@@ -353,11 +353,12 @@ pub fn layout(view: &View, width: f64, height: f64, pages: &Pages) -> Layout {
     let narrow = width < 520.0;
     let has_producers = !view.producers.is_empty() && !narrow;
     // Wide enough for the longest producer name in the bold label font (about 0.62 em a
-    // character, plus the box's padding), within a tenth to a fifth of the canvas.
+    // character, plus the box's padding), within a tenth to a quarter of the canvas: at a fifth,
+    // Pulsar's "payment-service" was cut at 1280x800, where the canvas is 580 px wide.
     let longest_name = view.producers.iter().map(|p| p.name.chars().count()).max().unwrap_or(0);
     let name_w = longest_name as f64 * font * 0.62 + 14.0;
     let prod_w =
-        if has_producers { decimal::clamp(name_w.max(width * 0.1), 84.0, (width * 0.2).clamp(84.0, 170.0)) } else { 0.0 };
+        if has_producers { decimal::clamp(name_w.max(width * 0.1), 84.0, (width * 0.25).clamp(84.0, 170.0)) } else { 0.0 };
     let gap_pb = if has_producers { decimal::clamp(width * 0.03, 10.0, 70.0) } else { 0.0 };
     let cons_w = if narrow { (width * 0.3).max(80.0) } else { decimal::clamp(width * 0.25, 130.0, 380.0) };
     let gap_bc = if narrow { (width * 0.06).max(14.0) } else { decimal::clamp(width * 0.07, 32.0, 160.0) };
@@ -860,5 +861,13 @@ mod tests {
         }
         // A narrow canvas has no producer column: no box of no width with its label cut to nothing.
         assert!(layout(&view, 458.0, 260.0, &Pages::new()).producers.is_empty());
+        // Pulsar's "payment-service" at 1280x800 (a 580 px stage) was cut at a fifth of it.
+        let p = PRESETS.iter().find(|p| p.file == "pulsar-failover.json").unwrap();
+        let view = parse(p.text).unwrap().view();
+        let name = &view.producers[0].name;
+        assert_eq!(name, "payment-service");
+        let l = layout(&view, 580.0, 320.0, &Pages::new());
+        let r = l.producers[0].1;
+        assert!(r.w - 12.0 >= name.chars().count() as f64 * l.font * 0.58, "{r:?} at font {}", l.font);
     }
 }

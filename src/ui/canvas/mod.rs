@@ -181,8 +181,16 @@ fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
 }
 
 /// `text` broken into at most `max_lines` lines of at most `max_w` (the last one shortened with
-/// "…" if it still does not fit).
+/// "…" if it still does not fit; the scene's `cut` then lists `text`, as `text()` does).
 fn wrap(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64, max_lines: usize) -> Vec<String> {
+    let lines = wrap_lines(ctx, text, max_w, max_lines);
+    if lines.join(" ") != text {
+        CUT.with(|c| c.borrow_mut().push(text.to_string()));
+    }
+    lines
+}
+
+fn wrap_lines(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64, max_lines: usize) -> Vec<String> {
     let width = |s: &str| measure(ctx, s);
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
