@@ -29,6 +29,16 @@ pub struct SubscriptionKeys {
     pub more: usize,
 }
 
+/// The Key_Shared consumers of subscription `sub` on topic `t`, by index.
+fn key_shared_members(w: &World, t: u32, sub: &str) -> Vec<usize> {
+    (0..w.consumers.len())
+        .filter(|&c| {
+            let con = &w.consumers[c];
+            con.topic == t && &*con.subscription == sub && con.spec.subscription_type() == SubscriptionType::KeyShared
+        })
+        .collect()
+}
+
 /// Per-key delivery order of every Key_Shared subscription.
 ///
 /// A key is looked up by its id once per id, not by its text once per receipt: over a 1 M-message
@@ -40,12 +50,7 @@ pub fn key_orders(w: &World) -> Vec<SubscriptionKeys> {
     const UNSEEN: u32 = u32::MAX;
     let mut out = Vec::new();
     for (t, sub) in &w.groups {
-        let members: Vec<usize> = (0..w.consumers.len())
-            .filter(|&c| {
-                let con = &w.consumers[c];
-                con.topic == *t && con.subscription == *sub && con.spec.subscription_type() == SubscriptionType::KeyShared
-            })
-            .collect();
+        let members = key_shared_members(w, *t, sub);
         if members.is_empty() {
             continue;
         }
@@ -145,12 +150,7 @@ mod tests {
     fn key_orders_by_text(w: &World) -> Vec<SubscriptionKeys> {
         let mut out = Vec::new();
         for (t, sub) in &w.groups {
-            let members: Vec<usize> = (0..w.consumers.len())
-                .filter(|&c| {
-                    let con = &w.consumers[c];
-                    con.topic == *t && con.subscription == *sub && con.spec.subscription_type() == SubscriptionType::KeyShared
-                })
-                .collect();
+            let members = key_shared_members(w, *t, sub);
             if members.is_empty() {
                 continue;
             }
